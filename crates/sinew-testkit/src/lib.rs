@@ -1,0 +1,1 @@
+//! Procedural test rigs (being written).

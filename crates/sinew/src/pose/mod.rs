@@ -1,0 +1,21 @@
+//! Per-character pose state and the jobs that evaluate it.
+//!
+//! * [`local_to_world`] / [`local_to_world_range`]: the hierarchy job over slices — `world[i] =
+//!   world[parent[i]] × local[i]`, roots take the root placement. Full affine, so scale and
+//!   shear from the parents survive.
+//! * [`RigState`]: one character's local pose (the solver output), a retained world buffer
+//!   allocated on demand, optional blend scratch, its [`RootPlacement`] in `f64` world space and
+//!   the floating-origin anchor.
+//!
+//! World transforms are relative to the floating-origin anchor: `world = (placement − anchor) ×
+//! model`. With the anchor at zero (the default) they are plain world transforms.
+
+mod blend_scratch;
+mod local_to_world;
+mod placement;
+mod state;
+
+pub use blend_scratch::BlendScratch;
+pub use local_to_world::{local_to_world, local_to_world_range, skin_matrices};
+pub use placement::RootPlacement;
+pub use state::RigState;

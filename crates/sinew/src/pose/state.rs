@@ -1,0 +1,191 @@
+//! One character's pose state.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, DVec3, Vec3};
+
+use super::{local_to_world_range, skin_matrices, BlendScratch, RootPlacement};
+use crate::{BoneId, Skeleton, Transform};
+
+/// Mutable per-character state over a shared [`Skeleton`] (the spec's `RigState`).
+///
+/// * `locals`: the current local transforms — the solver output every stage writes.
+/// * `world`: retained world matrices, allocated on first use ([`Self::allocate_world`] or
+///   [`Self::compute_world`]) and reused every frame.
+/// * blend scratch: allocated idempotently by [`Self::allocate_blend_scratch`].
+/// * a [`RootPlacement`] in `f64` and a floating-origin anchor: world matrices are relative to
+///   the anchor, so a character 10⁶ m from the origin keeps sub-millimetre precision.
+#[derive(Clone, Debug)]
+pub struct RigState {
+    skeleton: Arc<Skeleton>,
+    locals: Vec<Transform>,
+    world: Vec<Affine3A>,
+    blend: Option<BlendScratch>,
+    placement: RootPlacement,
+    origin: DVec3,
+}
+
+impl RigState {
+    /// Fresh state in rest pose, without validation (the spec's `create_rig_state` for trusted
+    /// callers). Use [`bind`](crate::skeleton::bind) to validate another rig first.
+    #[must_use]
+    pub fn new(skeleton: Arc<Skeleton>) -> Self {
+        let locals = skeleton.rest_pose().to_vec();
+        Self {
+            skeleton,
+            locals,
+            world: Vec::new(),
+            blend: None,
+            placement: RootPlacement::IDENTITY,
+            origin: DVec3::ZERO,
+        }
+    }
+
+    /// The shared skeleton.
+    #[must_use]
+    pub fn skeleton(&self) -> &Arc<Skeleton> {
+        &self.skeleton
+    }
+
+    /// Current local transforms, in bone order.
+    #[must_use]
+    pub fn locals(&self) -> &[Transform] {
+        &self.locals
+    }
+
+    /// Current local transforms, writable. World matrices are stale until recomputed.
+    pub fn locals_mut(&mut self) -> &mut [Transform] {
+        &mut self.locals
+    }
+
+    /// One bone's local transform.
+    #[must_use]
+    pub fn local(&self, bone: BoneId) -> &Transform {
+        &self.locals[bone.index()]
+    }
+
+    /// Sets one bone's local transform.
+    pub fn set_local(&mut self, bone: BoneId, t: Transform) {
+        self.locals[bone.index()] = t;
+    }
+
+    /// Puts every bone back to its rest transform.
+    pub fn reset_to_rest(&mut self) {
+        self.locals.copy_from_slice(self.skeleton.rest_pose());
+    }
+
+    /// The root placement.
+    #[must_use]
+    pub fn placement(&self) -> &RootPlacement {
+        &self.placement
+    }
+
+    /// Moves the character. World matrices are stale until recomputed.
+    pub fn set_placement(&mut self, placement: RootPlacement) {
+        self.placement = placement;
+    }
+
+    /// The floating-origin anchor, in world units (default zero).
+    #[must_use]
+    pub fn origin(&self) -> DVec3 {
+        self.origin
+    }
+
+    /// Sets the floating-origin anchor: world matrices become relative to it.
+    pub fn set_origin(&mut self, origin: DVec3) {
+        self.origin = origin;
+    }
+
+    /// The root matrix every root bone hangs from: placement relative to the anchor.
+    #[must_use]
+    pub fn root_affine(&self) -> Affine3A {
+        self.placement.to_affine_relative(self.origin)
+    }
+
+    /// Allocates the retained world buffer if it is not there yet (idempotent); computes
+    /// nothing.
+    pub fn allocate_world(&mut self) -> &mut [Affine3A] {
+        if self.world.len() != self.locals.len() {
+            self.world = vec![Affine3A::IDENTITY; self.locals.len()];
+        }
+        &mut self.world
+    }
+
+    /// The world matrices from the last evaluation, or `None` before the buffer exists.
+    #[must_use]
+    pub fn world(&self) -> Option<&[Affine3A]> {
+        (!self.world.is_empty()).then_some(self.world.as_slice())
+    }
+
+    /// Evaluates the whole hierarchy into the retained world buffer and returns it.
+    pub fn compute_world(&mut self) -> &[Affine3A] {
+        let root = self.root_affine();
+        self.allocate_world();
+        local_to_world_range(
+            self.skeleton.parent_indices(),
+            &self.locals,
+            &root,
+            &mut self.world,
+            0,
+            self.locals.len(),
+        );
+        &self.world
+    }
+
+    /// Re-evaluates the subtree under `bone` (inclusive), reading its parent's world matrix
+    /// from the buffer. Call after changing locals inside that subtree only.
+    pub fn compute_world_subtree(&mut self, bone: BoneId) {
+        let root = self.root_affine();
+        if self.world.len() != self.locals.len() {
+            self.compute_world();
+            return;
+        }
+        let end = self.skeleton.subtree_end(bone);
+        local_to_world_range(
+            self.skeleton.parent_indices(),
+            &self.locals,
+            &root,
+            &mut self.world,
+            bone.index(),
+            end,
+        );
+    }
+
+    /// A bone's world position in full `f64` world coordinates (anchor added back).
+    ///
+    /// # Panics
+    /// If the world buffer was never computed.
+    #[must_use]
+    pub fn world_position_f64(&self, bone: BoneId) -> DVec3 {
+        self.origin + Vec3::from(self.world[bone.index()].translation).as_dvec3()
+    }
+
+    /// Writes skinning matrices (`world × inverse bind`) into `out`.
+    ///
+    /// # Panics
+    /// If the world buffer was never computed or `out` has the wrong length.
+    pub fn skin_matrices(&self, out: &mut [Affine3A]) {
+        assert!(!self.world.is_empty(), "compute_world first");
+        skin_matrices(&self.world, self.skeleton.inverse_bind(), out);
+    }
+
+    /// Allocates the blend scratch if it is not there yet (idempotent) and returns it.
+    pub fn allocate_blend_scratch(&mut self) -> &mut BlendScratch {
+        let n = self.locals.len();
+        self.blend.get_or_insert_with(|| BlendScratch::new(n))
+    }
+
+    /// The blend scratch, if allocated.
+    #[must_use]
+    pub fn blend_scratch(&self) -> Option<&BlendScratch> {
+        self.blend.as_ref()
+    }
+
+    /// Local transforms and blend scratch at once (both borrowed mutably), allocating the
+    /// scratch if needed.
+    pub fn locals_and_scratch_mut(&mut self) -> (&mut [Transform], &mut BlendScratch) {
+        let n = self.locals.len();
+        let scratch = self.blend.get_or_insert_with(|| BlendScratch::new(n));
+        (&mut self.locals, scratch)
+    }
+}
