@@ -10,7 +10,9 @@ use glam::{Quat, Vec3};
 /// Builds a rotation from XYZ Euler angles in radians (`Rx(x) * Ry(y) * Rz(z)`).
 #[must_use]
 pub fn quat_from_euler_xyz(angles: Vec3) -> Quat {
-    Quat::from_rotation_x(angles.x) * Quat::from_rotation_y(angles.y) * Quat::from_rotation_z(angles.z)
+    Quat::from_rotation_x(angles.x)
+        * Quat::from_rotation_y(angles.y)
+        * Quat::from_rotation_z(angles.z)
 }
 
 /// Extracts XYZ Euler angles in radians from a unit rotation, the inverse of
@@ -48,7 +50,12 @@ mod tests {
 
     #[test]
     fn round_trips_away_from_gimbal_lock() {
-        for &(x, y, z) in &[(0.1, 0.2, 0.3), (-2.5, 1.2, 3.0), (3.0, -1.5, -0.2), (0.0, 0.0, 0.0)] {
+        for &(x, y, z) in &[
+            (0.1, 0.2, 0.3),
+            (-2.5, 1.2, 3.0),
+            (3.0, -1.5, -0.2),
+            (0.0, 0.0, 0.0),
+        ] {
             let a = Vec3::new(x, y, z);
             let back = euler_xyz_from_quat(quat_from_euler_xyz(a));
             let q1 = quat_from_euler_xyz(a);

@@ -206,12 +206,18 @@ mod tests {
         let b = Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
         assert!(a.abs_diff_eq(b, 1e-6));
         let p = Vec3::new(0.3, -0.4, 2.0);
-        assert!(a.transform_point3(p).abs_diff_eq(t.transform_point3(p), 1e-5));
+        assert!(a
+            .transform_point3(p)
+            .abs_diff_eq(t.transform_point3(p), 1e-5));
     }
 
     #[test]
     fn inverse_and_compose() {
-        let t = Transform::from_trs(Vec3::new(1.0, -2.0, 0.5), Quat::from_rotation_y(0.7), Vec3::splat(2.0));
+        let t = Transform::from_trs(
+            Vec3::new(1.0, -2.0, 0.5),
+            Quat::from_rotation_y(0.7),
+            Vec3::splat(2.0),
+        );
         let id = t.mul_transform(&t.inverse());
         assert!(id.abs_diff_eq(&Transform::IDENTITY, 1e-5));
     }

@@ -1,16 +1,34 @@
 //! The hierarchy job: local transforms to world matrices.
 
-use glam::{Affine3A, Mat3A, Vec3A};
+use glam::{Affine3A, Mat3A};
 
 use crate::skeleton::NO_PARENT;
 use crate::Transform;
 
+/// `parent × (T·R·S)` without building the local matrix first: the rotation matrix columns are
+/// scaled and pushed through the parent's 3×3 directly.
 #[inline(always)]
-fn trs_affine(t: &Transform) -> Affine3A {
-    let m = Mat3A::from_quat(t.rotation);
+fn parent_times_trs(parent: &Affine3A, t: &Transform) -> Affine3A {
+    let q = t.rotation;
+    let (x2, y2, z2) = (q.x + q.x, q.y + q.y, q.z + q.z);
+    let (xx, xy, xz) = (q.x * x2, q.x * y2, q.x * z2);
+    let (yy, yz, zz) = (q.y * y2, q.y * z2, q.z * z2);
+    let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
+    let pm = &parent.matrix3;
+    // Local rotation columns, each scaled, then rotated by the parent: P·(R·S) column by column.
+    let col = |a: f32, b: f32, c: f32, s: f32| {
+        pm.x_axis * (a * s) + pm.y_axis * (b * s) + pm.z_axis * (c * s)
+    };
     Affine3A {
-        matrix3: Mat3A::from_cols(m.x_axis * t.scale.x, m.y_axis * t.scale.y, m.z_axis * t.scale.z),
-        translation: Vec3A::from(t.translation),
+        matrix3: Mat3A::from_cols(
+            col(1.0 - (yy + zz), xy + wz, xz - wy, t.scale.x),
+            col(xy - wz, 1.0 - (xx + zz), yz + wx, t.scale.y),
+            col(xz + wy, yz - wx, 1.0 - (xx + yy), t.scale.z),
+        ),
+        translation: pm.x_axis * t.translation.x
+            + pm.y_axis * t.translation.y
+            + pm.z_axis * t.translation.z
+            + parent.translation,
     }
 }
 
@@ -21,8 +39,14 @@ fn trs_affine(t: &Transform) -> Affine3A {
 /// is); all three slices have the same length.
 ///
 /// # Panics
-/// If the slice lengths differ or a parent index is not smaller than its child's.
-pub fn local_to_world(parents: &[u16], locals: &[Transform], root: &Affine3A, out: &mut [Affine3A]) {
+/// If the slice lengths differ. A parent index not smaller than its child's is a logic error
+/// (unspecified result, never unsafe).
+pub fn local_to_world(
+    parents: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
     local_to_world_range(parents, locals, root, out, 0, parents.len());
 }
 
@@ -31,8 +55,8 @@ pub fn local_to_world(parents: &[u16], locals: &[Transform], root: &Affine3A, ou
 /// correction.
 ///
 /// # Panics
-/// If the slice lengths differ, the range is out of bounds, or a parent index is not smaller
-/// than its child's.
+/// If the slice lengths differ or the range is out of bounds. A parent index that is not
+/// smaller than its child's is a logic error: the result is unspecified (never unsafe).
 pub fn local_to_world_range(
     parents: &[u16],
     locals: &[Transform],
@@ -41,19 +65,47 @@ pub fn local_to_world_range(
     from: usize,
     to: usize,
 ) {
-    assert!(parents.len() == locals.len() && locals.len() == out.len() && from <= to && to <= out.len());
+    assert!(
+        parents.len() == locals.len() && locals.len() == out.len() && from <= to && to <= out.len()
+    );
     let parents = &parents[..to];
     let locals = &locals[..to];
     for i in from..to {
         let p = parents[i];
-        let local = trs_affine(&locals[i]);
-        let parent = if p == NO_PARENT {
-            *root
+        debug_assert!(p == NO_PARENT || (p as usize) < i, "parent after child");
+        out[i] = if p == NO_PARENT {
+            parent_times_trs(root, &locals[i])
         } else {
-            assert!((p as usize) < i, "parent after child");
-            out[p as usize]
+            // A parent index past the child would read a stale matrix, never out of bounds.
+            parent_times_trs(&out[p as usize], &locals[i])
         };
-        out[i] = parent * local;
+    }
+}
+
+/// Evaluates the whole hierarchy visiting bones in `order`, which must list every bone once
+/// with each parent before its children. A breadth-first order ([`Skeleton::level_order`]
+/// (crate::Skeleton::level_order)) puts independent bones next to each other, so the processor
+/// overlaps their work instead of waiting on one parent→child chain at a time; this is the
+/// fast path [`RigState::compute_world`](crate::RigState::compute_world) uses.
+///
+/// # Panics
+/// If the slice lengths differ or `order` holds an index out of range.
+pub fn local_to_world_ordered(
+    parents: &[u16],
+    order: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    assert!(parents.len() == locals.len() && locals.len() == out.len() && order.len() == out.len());
+    for &i in order {
+        let i = i as usize;
+        let p = parents[i];
+        out[i] = if p == NO_PARENT {
+            parent_times_trs(root, &locals[i])
+        } else {
+            parent_times_trs(&out[p as usize], &locals[i])
+        };
     }
 }
 

@@ -16,6 +16,8 @@ mod placement;
 mod state;
 
 pub use blend_scratch::BlendScratch;
-pub use local_to_world::{local_to_world, local_to_world_range, skin_matrices};
+pub use local_to_world::{
+    local_to_world, local_to_world_ordered, local_to_world_range, skin_matrices,
+};
 pub use placement::RootPlacement;
 pub use state::RigState;

@@ -48,6 +48,10 @@ impl RootPlacement {
     /// The placement as an `f32` matrix relative to `anchor` (the floating origin).
     #[must_use]
     pub fn to_affine_relative(&self, anchor: DVec3) -> Affine3A {
-        Affine3A::from_scale_rotation_translation(self.scale, self.rotation, (self.translation - anchor).as_vec3())
+        Affine3A::from_scale_rotation_translation(
+            self.scale,
+            self.rotation,
+            (self.translation - anchor).as_vec3(),
+        )
     }
 }

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use glam::{Affine3A, DVec3, Vec3};
 
-use super::{local_to_world_range, skin_matrices, BlendScratch, RootPlacement};
+use super::{
+    local_to_world_ordered, local_to_world_range, skin_matrices, BlendScratch, RootPlacement,
+};
 use crate::{BoneId, Skeleton, Transform};
 
 /// Mutable per-character state over a shared [`Skeleton`] (the spec's `RigState`).
@@ -121,13 +123,12 @@ impl RigState {
     pub fn compute_world(&mut self) -> &[Affine3A] {
         let root = self.root_affine();
         self.allocate_world();
-        local_to_world_range(
+        local_to_world_ordered(
             self.skeleton.parent_indices(),
+            self.skeleton.level_order(),
             &self.locals,
             &root,
             &mut self.world,
-            0,
-            self.locals.len(),
         );
         &self.world
     }

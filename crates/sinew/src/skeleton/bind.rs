@@ -131,7 +131,11 @@ pub struct Bound {
 ///
 /// # Errors
 /// A [`BindReport`] listing **every** mismatch, not just the first.
-pub fn bind(skeleton: &Arc<Skeleton>, candidate: &[RawBone], tolerance: BindTolerance) -> Result<Bound, BindReport> {
+pub fn bind(
+    skeleton: &Arc<Skeleton>,
+    candidate: &[RawBone],
+    tolerance: BindTolerance,
+) -> Result<Bound, BindReport> {
     let mut out = Vec::new();
     if candidate.len() != skeleton.len() {
         out.push(BindMismatch::Count {
@@ -142,7 +146,9 @@ pub fn bind(skeleton: &Arc<Skeleton>, candidate: &[RawBone], tolerance: BindTole
     let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(candidate.len());
     for (i, b) in candidate.iter().enumerate() {
         if by_name.insert(&b.name, i).is_some() {
-            out.push(BindMismatch::Duplicate { name: b.name.clone() });
+            out.push(BindMismatch::Duplicate {
+                name: b.name.clone(),
+            });
         }
     }
     // Resolve candidate parents to source indices (for cycle detection).
@@ -174,7 +180,9 @@ pub fn bind(skeleton: &Arc<Skeleton>, candidate: &[RawBone], tolerance: BindTole
         };
         parent_src.push(p);
         let Some(id) = skeleton.find(&b.name) else {
-            out.push(BindMismatch::Unexpected { name: b.name.clone() });
+            out.push(BindMismatch::Unexpected {
+                name: b.name.clone(),
+            });
             continue;
         };
         remap.push(id);
@@ -188,7 +196,9 @@ pub fn bind(skeleton: &Arc<Skeleton>, candidate: &[RawBone], tolerance: BindTole
             });
         }
         if !b.rest.is_finite() {
-            out.push(BindMismatch::NonFinite { bone: b.name.clone() });
+            out.push(BindMismatch::NonFinite {
+                bone: b.name.clone(),
+            });
             continue;
         }
         let r = skeleton.rest(id);
@@ -209,7 +219,10 @@ pub fn bind(skeleton: &Arc<Skeleton>, candidate: &[RawBone], tolerance: BindTole
     }
     if let Some(cycle) = find_cycle(&parent_src) {
         out.push(BindMismatch::Cycle {
-            bones: cycle.into_iter().map(|i| candidate[i].name.clone()).collect(),
+            bones: cycle
+                .into_iter()
+                .map(|i| candidate[i].name.clone())
+                .collect(),
         });
     }
     for id in skeleton.bones() {
@@ -286,14 +299,19 @@ mod tests {
         ];
         let e = bind(&s, &raw, BindTolerance::default()).unwrap_err();
         let m = &e.mismatches;
-        assert!(m.contains(&BindMismatch::Count { expected: 3, found: 5 }));
+        assert!(m.contains(&BindMismatch::Count {
+            expected: 3,
+            found: 5
+        }));
         assert!(m.contains(&BindMismatch::Duplicate { name: "a".into() }));
         assert!(m.contains(&BindMismatch::Parent {
             bone: "root".into(),
             expected: None,
             found: Some("x".into())
         }));
-        assert!(m.iter().any(|x| matches!(x, BindMismatch::Rest { bone, .. } if bone == "a")));
+        assert!(m
+            .iter()
+            .any(|x| matches!(x, BindMismatch::Rest { bone, .. } if bone == "a")));
         assert!(m.contains(&BindMismatch::UnknownParent {
             bone: "a".into(),
             parent: "ghost".into()
@@ -332,6 +350,8 @@ mod tests {
         assert!(e.mismatches.contains(&BindMismatch::Cycle {
             bones: vec!["root".into(), "b".into(), "a".into()]
         }));
-        assert!(e.mismatches.contains(&BindMismatch::NonFinite { bone: "a".into() }));
+        assert!(e
+            .mismatches
+            .contains(&BindMismatch::NonFinite { bone: "a".into() }));
     }
 }

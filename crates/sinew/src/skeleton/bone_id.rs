@@ -22,7 +22,10 @@ impl BoneId {
     #[inline]
     #[must_use]
     pub fn try_from_index(index: usize) -> Option<Self> {
-        u16::try_from(index).ok().filter(|&i| i != u16::MAX).map(Self)
+        u16::try_from(index)
+            .ok()
+            .filter(|&i| i != u16::MAX)
+            .map(Self)
     }
 }
 

@@ -99,13 +99,23 @@ impl SkeletonBuilder {
     }
 
     /// Adds a bone. Its source index is the number of bones added before it.
-    pub fn bone(mut self, name: impl Into<String>, parent: impl Into<Parent>, rest: Transform) -> Self {
+    pub fn bone(
+        mut self,
+        name: impl Into<String>,
+        parent: impl Into<Parent>,
+        rest: Transform,
+    ) -> Self {
         self.push(name, parent, rest);
         self
     }
 
     /// Adds a bone through a mutable reference (for loops); returns its source index.
-    pub fn push(&mut self, name: impl Into<String>, parent: impl Into<Parent>, rest: Transform) -> usize {
+    pub fn push(
+        &mut self,
+        name: impl Into<String>,
+        parent: impl Into<Parent>,
+        rest: Transform,
+    ) -> usize {
         self.bones.push(RawBone {
             name: name.into(),
             parent: parent.into(),
@@ -191,14 +201,22 @@ pub(crate) fn resolve(bones: &[RawBone]) -> Result<Resolved, SkeletonError> {
     let mut parent_source = Vec::with_capacity(bones.len());
     for b in bones {
         if !b.rest.is_finite() {
-            return Err(SkeletonError::NonFiniteTransform { bone: b.name.clone() });
+            return Err(SkeletonError::NonFiniteTransform {
+                bone: b.name.clone(),
+            });
         }
         let p = match &b.parent {
             Parent::Root => None,
-            Parent::Name(n) => Some(*by_name.get(n.as_str()).ok_or_else(|| SkeletonError::UnknownParent {
-                bone: b.name.clone(),
-                parent: n.clone(),
-            })?),
+            Parent::Name(n) => {
+                Some(
+                    *by_name
+                        .get(n.as_str())
+                        .ok_or_else(|| SkeletonError::UnknownParent {
+                            bone: b.name.clone(),
+                            parent: n.clone(),
+                        })?,
+                )
+            }
             Parent::Index(i) if *i < bones.len() => Some(*i),
             Parent::Index(i) => {
                 return Err(SkeletonError::UnknownParent {
@@ -239,7 +257,10 @@ pub(crate) fn resolve(bones: &[RawBone]) -> Result<Resolved, SkeletonError> {
         }
         stack.extend(children.into_iter().rev());
     }
-    Ok(Resolved { parent_source, order })
+    Ok(Resolved {
+        parent_source,
+        order,
+    })
 }
 
 /// Finds one parent cycle, returned in parent-link order starting at its smallest source index.
@@ -290,12 +311,18 @@ mod tests {
 
     #[test]
     fn empty_is_error() {
-        assert_eq!(SkeletonBuilder::new().build().unwrap_err(), SkeletonError::Empty);
+        assert_eq!(
+            SkeletonBuilder::new().build().unwrap_err(),
+            SkeletonError::Empty
+        );
     }
 
     #[test]
     fn empty_name_is_error() {
-        let e = SkeletonBuilder::new().bone("", Parent::Root, t()).build().unwrap_err();
+        let e = SkeletonBuilder::new()
+            .bone("", Parent::Root, t())
+            .build()
+            .unwrap_err();
         assert_eq!(e, SkeletonError::EmptyName { index: 0 });
     }
 
@@ -319,7 +346,10 @@ mod tests {
 
     #[test]
     fn unknown_parent_by_name_and_index() {
-        let e = SkeletonBuilder::new().bone("a", "nope", t()).build().unwrap_err();
+        let e = SkeletonBuilder::new()
+            .bone("a", "nope", t())
+            .build()
+            .unwrap_err();
         assert_eq!(
             e,
             SkeletonError::UnknownParent {
@@ -327,7 +357,10 @@ mod tests {
                 parent: "nope".into()
             }
         );
-        let e = SkeletonBuilder::new().bone("a", 5usize, t()).build().unwrap_err();
+        let e = SkeletonBuilder::new()
+            .bone("a", 5usize, t())
+            .build()
+            .unwrap_err();
         assert_eq!(
             e,
             SkeletonError::UnknownParent {
@@ -352,8 +385,16 @@ mod tests {
                 bones: vec!["a".into(), "c".into(), "b".into()]
             }
         );
-        let e = SkeletonBuilder::new().bone("self", "self", t()).build().unwrap_err();
-        assert_eq!(e, SkeletonError::Cycle { bones: vec!["self".into()] });
+        let e = SkeletonBuilder::new()
+            .bone("self", "self", t())
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            SkeletonError::Cycle {
+                bones: vec!["self".into()]
+            }
+        );
     }
 
     #[test]
@@ -363,7 +404,10 @@ mod tests {
             Transform::from_rotation(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
             Transform::from_trs(Vec3::ZERO, Quat::IDENTITY, Vec3::splat(f32::INFINITY)),
         ] {
-            let e = SkeletonBuilder::new().bone("a", Parent::Root, bad).build().unwrap_err();
+            let e = SkeletonBuilder::new()
+                .bone("a", Parent::Root, bad)
+                .build()
+                .unwrap_err();
             assert_eq!(e, SkeletonError::NonFiniteTransform { bone: "a".into() });
         }
     }
@@ -390,6 +434,9 @@ mod tests {
         for i in 0..BoneId::MAX_BONES {
             b.push(format!("b{i}"), Parent::Root, t());
         }
-        assert!(matches!(b.build().unwrap_err(), SkeletonError::TooManyBones { .. }));
+        assert!(matches!(
+            b.build().unwrap_err(),
+            SkeletonError::TooManyBones { .. }
+        ));
     }
 }

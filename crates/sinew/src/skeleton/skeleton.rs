@@ -29,6 +29,7 @@ pub struct Skeleton {
     by_name: HashMap<String, BoneId>,
     rest_world: Vec<Affine3A>,
     inverse_bind: Vec<Affine3A>,
+    level_order: Vec<u16>,
 }
 
 impl Skeleton {
@@ -49,7 +50,11 @@ impl Skeleton {
                 ..bones[src].rest
             });
             let p = r.parent_source[src].map_or(NO_PARENT, |p| from_source[p].0);
-            depth.push(if p == NO_PARENT { 0 } else { depth[p as usize] + 1 });
+            depth.push(if p == NO_PARENT {
+                0
+            } else {
+                depth[p as usize] + 1
+            });
             parents.push(p);
         }
         // Subtree ends: walk backwards, each bone extends its parent's range.
@@ -97,6 +102,8 @@ impl Skeleton {
             rest_world.push(w);
         }
         let inverse_bind = rest_world.iter().map(Affine3A::inverse).collect();
+        let mut level_order: Vec<u16> = (0..n as u16).collect();
+        level_order.sort_by_key(|&i| depth[i as usize]);
         Self {
             names,
             parents,
@@ -110,6 +117,7 @@ impl Skeleton {
             by_name,
             rest_world,
             inverse_bind,
+            level_order,
         }
     }
 
@@ -199,6 +207,13 @@ impl Skeleton {
         &self.inverse_bind
     }
 
+    /// Every bone sorted by depth (roots first, stable within a depth): a parent-before-child
+    /// order in which neighbours rarely depend on each other, used by the fast full update.
+    #[must_use]
+    pub fn level_order(&self) -> &[u16] {
+        &self.level_order
+    }
+
     /// Depth in the hierarchy: 0 for roots.
     #[must_use]
     pub fn depth(&self, bone: BoneId) -> u16 {
@@ -274,11 +289,16 @@ mod tests {
         assert_eq!(s.subtree_end(s.find("root").unwrap()), 4);
         assert_eq!(s.source_index(s.find("hand").unwrap()), 0);
         assert_eq!(s.from_source_index(2), Some(arm));
-        assert_eq!(s.children(s.find("root").unwrap()), &[arm, s.find("leg").unwrap()]);
+        assert_eq!(
+            s.children(s.find("root").unwrap()),
+            &[arm, s.find("leg").unwrap()]
+        );
         assert_eq!(s.depth(s.find("hand").unwrap()), 2);
         assert!(s.is_ancestor_or_self(arm, s.find("hand").unwrap()));
         assert!(!s.is_ancestor_or_self(arm, s.find("leg").unwrap()));
         let hand_world = s.rest_world()[s.find("hand").unwrap().index()];
-        assert!(hand_world.translation.abs_diff_eq(glam::Vec3A::new(1.0, 1.0, 0.0), 1e-6));
+        assert!(hand_world
+            .translation
+            .abs_diff_eq(glam::Vec3A::new(1.0, 1.0, 0.0), 1e-6));
     }
 }
