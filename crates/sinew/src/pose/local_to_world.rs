@@ -98,6 +98,20 @@ pub fn local_to_world_ordered(
     out: &mut [Affine3A],
 ) {
     assert!(parents.len() == locals.len() && locals.len() == out.len() && order.len() == out.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above); the function is the
+            // same safe code compiled for those features.
+            unsafe { ordered_avx2(parents, order, locals, root, out) };
+            return;
+        }
+    }
+    ordered_kernel(parents, order, locals, root, out);
+}
+
+#[inline(always)]
+fn ordered_kernel(parents: &[u16], order: &[u16], locals: &[Transform], root: &Affine3A, out: &mut [Affine3A]) {
     for &i in order {
         let i = i as usize;
         let p = parents[i];
@@ -107,6 +121,12 @@ pub fn local_to_world_ordered(
             parent_times_trs(&out[p as usize], &locals[i])
         };
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn ordered_avx2(parents: &[u16], order: &[u16], locals: &[Transform], root: &Affine3A, out: &mut [Affine3A]) {
+    ordered_kernel(parents, order, locals, root, out);
 }
 
 /// Skinning matrices: `out[i] = world[i] × inverse_bind[i]`.

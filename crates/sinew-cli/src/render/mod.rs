@@ -1,0 +1,11 @@
+//! Pictures: orthographic views of skeletons drawn with tiny-skia.
+//!
+//! A [`Sheet`] is a grid of cells; each cell holds one [`View`] (front or side) of one frame.
+//! Drawing goes through [`Cell`], which maps world points to pixels, so any later layer
+//! (targets, bodies, props) draws the same way.
+
+mod sheet;
+mod view;
+
+pub use sheet::{Sheet, Style};
+pub use view::{Bounds, View};
