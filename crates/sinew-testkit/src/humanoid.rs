@@ -3,7 +3,11 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use sinew::{BoneId, Parent, Skeleton, SkeletonBuilder, Transform};
+use sinew::dynamics::{
+    BonePoseConstraint, ChainSolver, IkChain, IkChainParams, IkLink, SkeletonDynamicsBuilder,
+    TransformInheritance,
+};
+use sinew::{BoneId, Model, Parent, Skeleton, SkeletonBuilder, Transform};
 
 /// Three bones of an arm or a leg: upper, lower, end (hand or foot).
 #[derive(Clone, Copy, Debug)]
@@ -326,6 +330,62 @@ impl Humanoid {
 impl Default for Humanoid {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+impl Humanoid {
+    /// A [`Model`] of this humanoid with four IK chains and two inheritance constraints — the
+    /// workload of the instance benchmarks:
+    ///
+    /// * `leg_l`, `leg_r`: two-bone (thigh, shin → foot), pole forward (+Z);
+    /// * `arm_l`, `arm_r`: FABRIK (upper arm, forearm → hand), 16 iterations, tolerance 1 mm;
+    /// * `forearm_twist_l/r` inherit half of the hand's rotation, kept to the twist about the
+    ///   forearm's axis (X).
+    ///
+    /// Each chain's controller is its own effector, so without a target a chain holds its pose.
+    ///
+    /// # Panics
+    /// Never for this fixed rig (tested).
+    #[must_use]
+    pub fn model_with_ik(&self) -> Model {
+        let mut model = Model::new(self.skeleton.clone());
+        let mut b = SkeletonDynamicsBuilder::new(&self.skeleton);
+        for (side, name) in [(0usize, "l"), (1, "r")] {
+            let leg = self.bones.leg[side];
+            let params = IkChainParams {
+                solver: ChainSolver::TwoBone { pole: Vec3::Z },
+                ..IkChainParams::default()
+            };
+            b.ik(IkChain::with_params(
+                format!("leg_{name}"),
+                leg.end,
+                leg.end,
+                vec![IkLink::new(leg.upper), IkLink::new(leg.lower)],
+                params,
+            )
+            .expect("leg chain"));
+            let arm = self.bones.arm[side];
+            let params = IkChainParams {
+                iterations: 16,
+                tolerance: 1e-3,
+                ..IkChainParams::default()
+            };
+            b.ik(IkChain::with_params(
+                format!("arm_{name}"),
+                arm.end,
+                arm.end,
+                vec![IkLink::new(arm.upper), IkLink::new(arm.lower)],
+                params,
+            )
+            .expect("arm chain"));
+            let inh = TransformInheritance::new(arm.end, 0.5, false, true).expect("inheritance");
+            b.pose(
+                BonePoseConstraint::new(self.bones.forearm_twist[side], Some(inh), Some(Vec3::X))
+                    .expect("constraint"),
+            );
+        }
+        b.attach(&mut model).expect("humanoid dynamics are valid");
+        model
     }
 }
 

@@ -27,11 +27,16 @@
 
 /// Stateless IK solvers (re-export of the `sinew-ik` crate).
 pub use sinew_ik as ik;
+pub mod dynamics;
+pub mod instance;
 pub mod math;
+mod model;
 pub mod pose;
 pub mod skeleton;
 
 pub use glam;
+pub use instance::SkeletonInstance;
 pub use math::Transform;
+pub use model::Model;
 pub use pose::{RigState, RootPlacement};
 pub use skeleton::{BoneId, Parent, Skeleton, SkeletonBuilder, SkeletonError};

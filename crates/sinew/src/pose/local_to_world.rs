@@ -111,7 +111,13 @@ pub fn local_to_world_ordered(
 }
 
 #[inline(always)]
-fn ordered_kernel(parents: &[u16], order: &[u16], locals: &[Transform], root: &Affine3A, out: &mut [Affine3A]) {
+fn ordered_kernel(
+    parents: &[u16],
+    order: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
     for &i in order {
         let i = i as usize;
         let p = parents[i];
@@ -125,7 +131,13 @@ fn ordered_kernel(parents: &[u16], order: &[u16], locals: &[Transform], root: &A
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn ordered_avx2(parents: &[u16], order: &[u16], locals: &[Transform], root: &Affine3A, out: &mut [Affine3A]) {
+fn ordered_avx2(
+    parents: &[u16],
+    order: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
     ordered_kernel(parents, order, locals, root, out);
 }
 

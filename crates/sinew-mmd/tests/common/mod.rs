@@ -1,0 +1,85 @@
+//! Shared helpers for the integration tests: locating the shared assets.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The shared assets directory: `$SINEW_ASSETS`, else
+/// `<manifest>/../../../shared/assets`. `None` (after printing a
+/// "skipping" line) when it does not exist.
+pub fn assets_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SINEW_ASSETS") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("skipping: assets directory {} not found", dir.display());
+        None
+    }
+}
+
+/// The conformance directory next to the assets (`<assets>/../conformance`).
+pub fn conformance_dir() -> Option<PathBuf> {
+    let dir = assets_dir()?.join("../conformance");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping: conformance directory {} not found",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Every file under `dir` (recursively) whose extension is one of `exts`
+/// (lower-case, without the dot), sorted.
+pub fn files_with_ext(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| exts.contains(&x.to_ascii_lowercase().as_str()))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// All MMD files (`.pmx`, `.pmd`, `.vmd`) under the assets, or empty when absent.
+pub fn mmd_files() -> Vec<PathBuf> {
+    match assets_dir() {
+        Some(d) => files_with_ext(&d, &["pmx", "pmd", "vmd"]),
+        None => Vec::new(),
+    }
+}
+
+/// Reads the named asset (searched by file name), or prints "skipping" and returns `None`.
+pub fn read_asset(file_name: &str) -> Option<Vec<u8>> {
+    let dir = assets_dir()?;
+    let found = files_with_ext(&dir, &["pmx", "pmd", "vmd"])
+        .into_iter()
+        .find(|p| p.file_name().and_then(|n| n.to_str()) == Some(file_name));
+    match found.and_then(|p| std::fs::read(p).ok()) {
+        Some(b) => Some(b),
+        None => {
+            eprintln!("skipping: asset {file_name} not found");
+            None
+        }
+    }
+}
+#[allow(dead_code)]
+pub mod fixtures;

@@ -1,0 +1,107 @@
+//! The immutable dynamics definition shared by every instance of a model.
+
+use std::collections::HashMap;
+
+use super::{BonePoseConstraint, DiamondConstraint, IkChain, Physics};
+use crate::BoneId;
+
+/// Physics, IK chains, diamond closures and pose constraints of one skeleton. Immutable;
+/// built and validated by [`SkeletonDynamicsBuilder`](super::SkeletonDynamicsBuilder) and
+/// shared with `Arc`. `Send + Sync`.
+#[derive(Clone, Debug, Default)]
+pub struct SkeletonDynamics {
+    pub(crate) physics: Physics,
+    pub(crate) chains: Vec<IkChain>,
+    pub(crate) diamonds: Vec<DiamondConstraint>,
+    /// In dependency order: every inheritance source is evaluated before its targets.
+    pub(crate) pose_constraints: Vec<BonePoseConstraint>,
+    pub(crate) chains_by_name: HashMap<String, usize>,
+    pub(crate) chains_by_bone: HashMap<BoneId, Vec<usize>>,
+    pub(crate) constraint_by_bone: HashMap<BoneId, usize>,
+    /// For each chain, the index of the diamond it belongs to.
+    pub(crate) diamond_of_chain: Vec<Option<usize>>,
+    /// For each diamond, its two chain indices.
+    pub(crate) diamond_chains: Vec<[usize; 2]>,
+}
+
+impl SkeletonDynamics {
+    /// No physics, chains, closures or constraints (the default every model starts with).
+    #[must_use]
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// The physics table.
+    #[must_use]
+    pub fn physics(&self) -> &Physics {
+        &self.physics
+    }
+
+    /// IK chains in definition order.
+    #[must_use]
+    pub fn ik_chains(&self) -> &[IkChain] {
+        &self.chains
+    }
+
+    /// Diamond closures.
+    #[must_use]
+    pub fn diamonds(&self) -> &[DiamondConstraint] {
+        &self.diamonds
+    }
+
+    /// Pose constraints in evaluation (dependency) order.
+    #[must_use]
+    pub fn pose_constraints(&self) -> &[BonePoseConstraint] {
+        &self.pose_constraints
+    }
+
+    /// The pose constraint on `bone`, if any.
+    #[must_use]
+    pub fn pose_constraint(&self, bone: BoneId) -> Option<&BonePoseConstraint> {
+        self.constraint_by_bone
+            .get(&bone)
+            .map(|&i| &self.pose_constraints[i])
+    }
+
+    /// A chain by name.
+    #[must_use]
+    pub fn chain(&self, name: &str) -> Option<&IkChain> {
+        self.chains_by_name.get(name).map(|&i| &self.chains[i])
+    }
+
+    /// A chain's index in [`Self::ik_chains`] by name.
+    #[must_use]
+    pub fn chain_index(&self, name: &str) -> Option<usize> {
+        self.chains_by_name.get(name).copied()
+    }
+
+    /// Name → chain index, read-only.
+    #[must_use]
+    pub fn chains_by_name(&self) -> &HashMap<String, usize> {
+        &self.chains_by_name
+    }
+
+    /// Indices of every chain that drives `bone` (as a link).
+    #[must_use]
+    pub fn chains_by_bone(&self, bone: BoneId) -> &[usize] {
+        self.chains_by_bone.get(&bone).map_or(&[], Vec::as_slice)
+    }
+
+    /// The diamond a chain belongs to, if any.
+    #[must_use]
+    pub fn diamond_of_chain(&self, chain: usize) -> Option<usize> {
+        self.diamond_of_chain.get(chain).copied().flatten()
+    }
+
+    /// The two chain indices of diamond `index`.
+    #[must_use]
+    pub fn diamond_chains(&self, index: usize) -> [usize; 2] {
+        self.diamond_chains[index]
+    }
+
+    /// True when nothing is defined.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.physics.is_empty() && self.chains.is_empty() && self.pose_constraints.is_empty()
+    }
+}

@@ -1,0 +1,27 @@
+//! Skeleton dynamics definitions: IK chains, diamond closures, bone pose constraints and
+//! physics tables, with the builder that validates them.
+//!
+//! Everything here is immutable data shared by every instance of a model through
+//! `Arc<SkeletonDynamics>`; instances ([`crate::instance`]) hold per-character targets,
+//! toggles and corrections. Construction is two-staged:
+//!
+//! 1. each definition validates its own parameters when created (`IkChain::new`,
+//!    `RigidBody::new`, …) and returns a typed [`DynamicsError`];
+//! 2. [`SkeletonDynamicsBuilder::build`] checks the structural rules that need the skeleton
+//!    (ownership, ancestry, cycles, closure geometry).
+
+mod builder;
+mod definition;
+mod diamond;
+mod error;
+mod ik_chain;
+mod physics;
+mod pose_constraint;
+
+pub use builder::{SkeletonDynamicsBuilder, SkeletonDynamicsReader};
+pub use definition::SkeletonDynamics;
+pub use diamond::DiamondConstraint;
+pub use error::DynamicsError;
+pub use ik_chain::{ChainSolver, IkChain, IkChainParams, IkLink, TargetMode};
+pub use physics::{BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape};
+pub use pose_constraint::{BonePoseConstraint, TransformInheritance};

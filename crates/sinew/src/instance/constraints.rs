@@ -1,0 +1,96 @@
+//! Applying bone pose constraints to a local pose.
+
+use glam::{Quat, Vec3};
+
+use crate::dynamics::BonePoseConstraint;
+use crate::{Skeleton, Transform};
+
+/// The rotation `q` scaled by `weight` along its own axis: `slerp(identity, q, weight)`, valid
+/// for any finite weight, negative and above one included.
+#[must_use]
+pub fn scale_rotation(q: Quat, weight: f32) -> Quat {
+    let q = if q.w < 0.0 { -q } else { q };
+    let (axis, angle) = q.to_axis_angle();
+    if angle.abs() < 1e-9 || !axis.is_finite() {
+        return Quat::IDENTITY;
+    }
+    Quat::from_axis_angle(axis, angle * weight)
+}
+
+/// The twist of `q` about the unit `axis` (swing-twist decomposition); identity when `q` has
+/// no component about the axis (a pure half-turn swing).
+#[must_use]
+pub fn twist_about(q: Quat, axis: Vec3) -> Quat {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let p = axis * v.dot(axis);
+    let t = Quat::from_xyzw(p.x, p.y, p.z, q.w);
+    let len = t.length();
+    if len < 1e-9 {
+        Quat::IDENTITY
+    } else {
+        t / len
+    }
+}
+
+/// Applies pose constraints, in the given (dependency) order, to `locals`.
+///
+/// Inheritance reads the source's *evaluated local delta* from its rest pose — translation
+/// `current − rest`, rotation `rest⁻¹ · current` — so a source that is itself constrained
+/// passes on its constrained motion. Translation adds `delta × weight`; rotation right-multiplies
+/// the delta scaled by the weight. The fixed axis then keeps only the twist of the local
+/// rotation about the axis.
+pub fn apply_pose_constraints(
+    skeleton: &Skeleton,
+    constraints: &[BonePoseConstraint],
+    locals: &mut [Transform],
+) {
+    let rest = skeleton.rest_pose();
+    for c in constraints {
+        let b = c.bone().index();
+        let mut local = locals[b];
+        if let Some(inh) = c.inheritance() {
+            let s = inh.source().index();
+            let (src, src_rest) = (locals[s], rest[s]);
+            if inh.translation() {
+                local.translation += (src.translation - src_rest.translation) * inh.weight();
+            }
+            if inh.rotation() {
+                let delta = src_rest.rotation.inverse() * src.rotation;
+                local.rotation = (local.rotation * scale_rotation(delta, inh.weight())).normalize();
+            }
+        }
+        if let Some(axis) = c.fixed_axis() {
+            local.rotation = twist_about(local.rotation, axis);
+        }
+        locals[b] = local;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_rotation_matches_slerp_and_extrapolates() {
+        let q = Quat::from_rotation_y(0.8);
+        assert!(scale_rotation(q, 0.5).abs_diff_eq(Quat::IDENTITY.slerp(q, 0.5), 1e-6));
+        assert!(scale_rotation(q, -1.0).abs_diff_eq(q.inverse(), 1e-6));
+        assert!(scale_rotation(q, 2.0).abs_diff_eq(q * q, 1e-6));
+        assert_eq!(scale_rotation(Quat::IDENTITY, 3.0), Quat::IDENTITY);
+    }
+
+    #[test]
+    fn twist_extraction_keeps_axis_rotation_only() {
+        let twist = Quat::from_rotation_x(0.7);
+        let swing = Quat::from_rotation_z(0.4);
+        let t = twist_about(swing * twist, Vec3::X);
+        assert!(
+            t.abs_diff_eq(twist, 1e-5) || t.abs_diff_eq(-twist, 1e-5),
+            "{t}"
+        );
+        assert_eq!(
+            twist_about(Quat::from_rotation_z(std::f32::consts::PI), Vec3::X),
+            Quat::IDENTITY
+        );
+    }
+}

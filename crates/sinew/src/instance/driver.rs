@@ -1,0 +1,219 @@
+//! The IK driver: solves a model's chains and closures over any [`PoseAccess`].
+
+use glam::{Quat, Vec3};
+
+use super::PoseAccess;
+use crate::dynamics::{ChainSolver, IkChain, SkeletonDynamics};
+use crate::ik::{
+    solve_ccd, solve_fabrik, solve_two_bone, CcdLink, CcdParams, CcdScratch, ChainJoint,
+    FabrikLink, FabrikParams, FabrikScratch, IkError, SolveResult, TwoBoneParams,
+};
+
+/// Solves every enabled chain of a [`SkeletonDynamics`] in definition order, and each diamond
+/// closure jointly, writing corrections through a [`PoseAccess`]. Holds reusable scratch and
+/// the last results; it does not allocate once warmed up. One driver per instance: it has
+/// mutable state and must not solve the same instance concurrently.
+#[derive(Debug, Default)]
+pub struct IkDriver {
+    joints: Vec<ChainJoint>,
+    fabrik_links: Vec<FabrikLink>,
+    ccd_links: Vec<CcdLink>,
+    corrections: Vec<Quat>,
+    fabrik: FabrikScratch,
+    ccd: CcdScratch,
+    results: Vec<Option<SolveResult>>,
+    errors: Vec<Option<IkError>>,
+}
+
+impl IkDriver {
+    /// A driver sized for `dynamics` (so even the first solve does not allocate).
+    #[must_use]
+    pub fn new(dynamics: &SkeletonDynamics) -> Self {
+        let longest = dynamics
+            .ik_chains()
+            .iter()
+            .map(|c| c.links().len())
+            .max()
+            .unwrap_or(0);
+        Self {
+            joints: Vec::with_capacity(longest + 1),
+            fabrik_links: Vec::with_capacity(longest),
+            ccd_links: Vec::with_capacity(longest),
+            corrections: Vec::with_capacity(longest),
+            fabrik: FabrikScratch::with_capacity(longest),
+            ccd: CcdScratch::new(),
+            results: vec![None; dynamics.ik_chains().len()],
+            errors: vec![None; dynamics.ik_chains().len()],
+        }
+    }
+
+    /// Results of the last solve, one slot per chain in definition order; `None` for chains
+    /// that were disabled, paused (closures) or failed.
+    #[must_use]
+    pub fn results(&self) -> &[Option<SolveResult>] {
+        &self.results
+    }
+
+    /// Errors of the last solve per chain (a degenerate pose the solver refused); such chains
+    /// keep their uncorrected pose.
+    #[must_use]
+    pub fn errors(&self) -> &[Option<IkError>] {
+        &self.errors
+    }
+
+    /// Solves all enabled chains and closures.
+    pub fn solve(&mut self, dynamics: &SkeletonDynamics, pose: &mut impl PoseAccess) {
+        let chains = dynamics.ik_chains();
+        self.results.clear();
+        self.results.resize(chains.len(), None);
+        self.errors.clear();
+        self.errors.resize(chains.len(), None);
+        for (ci, chain) in chains.iter().enumerate() {
+            match dynamics.diamond_of_chain(ci) {
+                None => {
+                    if pose.enabled(ci, chain) {
+                        let target = pose.target(ci, chain);
+                        match self.solve_chain(chain, target, pose) {
+                            Ok(r) => self.results[ci] = Some(r),
+                            Err(e) => self.errors[ci] = Some(e),
+                        }
+                    }
+                }
+                Some(di) => {
+                    let [a, b] = dynamics.diamond_chains(di);
+                    // Solve a closure once, when its first chain comes up.
+                    if ci == a.min(b) {
+                        self.solve_diamond(dynamics, di, pose);
+                    }
+                }
+            }
+        }
+    }
+
+    fn solve_diamond(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        di: usize,
+        pose: &mut impl PoseAccess,
+    ) {
+        let chains = dynamics.ik_chains();
+        let d = &dynamics.diamonds()[di];
+        let [ia, ib] = dynamics.diamond_chains(di);
+        let (a, b) = (&chains[ia], &chains[ib]);
+        if !pose.enabled(ia, a) || !pose.enabled(ib, b) {
+            return; // disabling either branch pauses the closure
+        }
+        let mut shared = (pose.target(ia, a) + pose.target(ib, b)) * 0.5;
+        let mut residual = f32::INFINITY;
+        for _ in 0..d.iterations() {
+            for (ci, c) in [(ia, a), (ib, b)] {
+                if let Err(e) = self.solve_chain(c, shared, pose) {
+                    self.errors[ci] = Some(e);
+                    return;
+                }
+            }
+            let ea = pose.absolute(a.effector()).translation;
+            let eb = pose.absolute(b.effector()).translation;
+            let ba = pose.absolute(a.base()).translation;
+            let bb = pose.absolute(b.base()).translation;
+            residual = (ea - eb).length().max((ba - bb).length());
+            if residual <= d.tolerance() {
+                break;
+            }
+            shared = Vec3::from((ea + eb) * 0.5);
+        }
+        let r = SolveResult {
+            residual,
+            satisfied: residual <= d.tolerance(),
+            iterations: d.iterations(),
+        };
+        self.results[ia] = Some(r);
+        self.results[ib] = Some(r);
+    }
+
+    /// Solves one chain towards `target` and applies its corrections.
+    fn solve_chain(
+        &mut self,
+        chain: &IkChain,
+        target: Vec3,
+        pose: &mut impl PoseAccess,
+    ) -> Result<SolveResult, IkError> {
+        let links = chain.links();
+        self.joints.clear();
+        for l in links {
+            let m = pose.absolute(l.bone);
+            let (_, r, t) = m.to_scale_rotation_translation();
+            self.joints.push(ChainJoint::new(t, r.normalize()));
+        }
+        let effector = pose.absolute(chain.effector());
+        let (_, er, et) = effector.to_scale_rotation_translation();
+        self.joints.push(ChainJoint::new(et, er.normalize()));
+        self.corrections.clear();
+        self.corrections.resize(links.len(), Quat::IDENTITY);
+        let p = chain.params();
+        let mut iterations = 0;
+        match chain.solver() {
+            ChainSolver::Fabrik => {
+                self.fabrik_links.clear();
+                self.fabrik_links.extend(links.iter().map(|l| FabrikLink {
+                    limit: l.limit,
+                    joint: l.joint,
+                }));
+                let params = FabrikParams::new(p.iterations, p.tolerance, p.max_rotation_step)?;
+                let r = solve_fabrik(
+                    &self.joints,
+                    &self.fabrik_links,
+                    target,
+                    &params,
+                    &mut self.fabrik,
+                    &mut self.corrections,
+                )?;
+                iterations = r.iterations;
+            }
+            ChainSolver::Ccd => {
+                if p.max_rotation_step > 0.0 {
+                    self.ccd_links.clear();
+                    for (l, j) in links.iter().zip(&self.joints) {
+                        self.ccd_links.push(CcdLink {
+                            position: j.position,
+                            rotation: j.rotation,
+                            local_rotation: pose.local(l.bone).rotation,
+                            limit: l.limit,
+                        });
+                    }
+                    let params = CcdParams::new(p.iterations, p.max_rotation_step, p.tolerance)?;
+                    let r = solve_ccd(
+                        &self.ccd_links,
+                        et,
+                        target,
+                        &params,
+                        &mut self.ccd,
+                        &mut self.corrections,
+                    )?;
+                    iterations = r.iterations;
+                }
+            }
+            ChainSolver::TwoBone { pole } => {
+                let pole_eval = pose.root_rotation() * pole;
+                let joints = [self.joints[0], self.joints[1], self.joints[2]];
+                let r =
+                    solve_two_bone(&joints, target, None, pole_eval, &TwoBoneParams::default())?;
+                self.corrections[0] = r.corrections[0];
+                self.corrections[1] = r.corrections[1];
+                iterations = 1;
+            }
+        }
+        for (l, &c) in links.iter().zip(&self.corrections) {
+            if c != Quat::IDENTITY {
+                pose.correct(l.bone, c);
+            }
+        }
+        pose.refresh(chain.base(), chain.effector());
+        let residual = (Vec3::from(pose.absolute(chain.effector()).translation) - target).length();
+        Ok(SolveResult {
+            residual,
+            satisfied: residual <= p.tolerance,
+            iterations,
+        })
+    }
+}

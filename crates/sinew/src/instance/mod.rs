@@ -1,0 +1,24 @@
+//! Per-instance runtime: one character over a shared [`Model`](crate::Model).
+//!
+//! * [`SkeletonInstance`]: input pose, output state, IK toggles and targets, `update_transform`
+//!   and solve results.
+//! * [`IkDriver`] + [`PoseAccess`]: the solver driver, usable by hosts with their own pose
+//!   storage.
+//! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with
+//!   [`IkTargetModule`].
+//! * [`apply_pose_constraints`]: inheritance and fixed axes over a local pose.
+
+mod constraints;
+mod driver;
+mod pose_access;
+mod skeleton_instance;
+mod tick;
+
+pub use constraints::{apply_pose_constraints, scale_rotation, twist_about};
+pub use driver::IkDriver;
+pub use pose_access::PoseAccess;
+pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance};
+pub use tick::{
+    IkTargetModule, IkTargetModuleError, ModuleError, Slot, TickContext, TickError, TickLoop,
+    TickModule, TickReport,
+};

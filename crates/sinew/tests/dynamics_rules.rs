@@ -1,0 +1,560 @@
+//! One test per validation rule, contract and default of the dynamics definitions
+//! (skeleton-dynamics-api.md: "SkeletonDynamicsBuilder", "Generic Bone Pose Constraints",
+//! "Physics Data", "IK Data and Limits", "IkChain", "Diamond Closure").
+
+use std::f32::consts::PI;
+use std::sync::Arc;
+
+use glam::Vec3;
+use sinew::dynamics::*;
+use sinew::ik::{Hinge, IkJoint, Rotor};
+use sinew::{BoneId, Model, Parent, Skeleton, SkeletonBuilder, Transform};
+
+/// root ─┬─ a1 ─ a2 ─ a3      (a1 and b1 coincide at bind)
+///       ├─ b1 ─ b2 ─ b3
+///       ├─ t
+///       └─ far
+fn skeleton() -> Arc<Skeleton> {
+    let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.0));
+    SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("a1", "root", t(0.0, 1.0))
+        .bone("a2", "a1", t(-1.0, 1.0))
+        .bone("a3", "a2", t(1.0, 1.0))
+        .bone("b1", "root", t(0.0, 1.0))
+        .bone("b2", "b1", t(1.0, 1.0))
+        .bone("b3", "b2", t(-1.0, 1.0))
+        .bone("t", "root", t(0.0, 3.0))
+        .bone("far", "root", t(5.0, 1.0))
+        .build()
+        .unwrap()
+}
+
+fn id(s: &Skeleton, n: &str) -> BoneId {
+    s.find(n).unwrap()
+}
+
+fn chain(s: &Skeleton, name: &str, links: &[&str], effector: &str) -> IkChain {
+    IkChain::new(
+        name,
+        id(s, "t"),
+        id(s, effector),
+        links.iter().map(|l| IkLink::new(id(s, l))).collect(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn chain_defaults_match_the_spec() {
+    let s = skeleton();
+    let c = chain(&s, "c", &["a1", "a2"], "a3");
+    assert_eq!(c.iterations(), 32);
+    assert_eq!(c.tolerance(), 1e-4);
+    assert_eq!(c.max_rotation_step(), PI);
+    assert!(!c.replace_authored_rotation());
+    assert_eq!(c.target_mode(), TargetMode::Position);
+    assert_eq!(c.solver(), ChainSolver::Fabrik);
+}
+
+#[test]
+fn chain_parameter_contracts() {
+    let s = skeleton();
+    let links = || vec![IkLink::new(id(&s, "a1"))];
+    let with = |p: IkChainParams| IkChain::with_params("c", id(&s, "t"), id(&s, "a2"), links(), p);
+    // "non-blank chain name"
+    assert_eq!(
+        IkChain::new("  ", id(&s, "t"), id(&s, "a2"), links()).unwrap_err(),
+        DynamicsError::BlankName { what: "IK chain" }
+    );
+    // "links: non-empty"
+    assert!(matches!(
+        IkChain::new("c", id(&s, "t"), id(&s, "a2"), vec![]),
+        Err(DynamicsError::EmptyChain { .. })
+    ));
+    // "iterations 1..256"
+    for it in [0, 257] {
+        assert!(matches!(
+            with(IkChainParams {
+                iterations: it,
+                ..Default::default()
+            }),
+            Err(DynamicsError::InvalidParameter {
+                field: "iterations",
+                ..
+            })
+        ));
+    }
+    assert!(with(IkChainParams {
+        iterations: 256,
+        ..Default::default()
+    })
+    .is_ok());
+    // "tolerance: finite positive distance"
+    for tol in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(matches!(
+            with(IkChainParams {
+                tolerance: tol,
+                ..Default::default()
+            }),
+            Err(DynamicsError::InvalidParameter {
+                field: "tolerance",
+                ..
+            })
+        ));
+    }
+    // "maxRotationStep: finite non-negative; 0 limits the increment to zero"
+    assert!(with(IkChainParams {
+        max_rotation_step: 0.0,
+        ..Default::default()
+    })
+    .is_ok());
+    for step in [-0.1, f32::NAN] {
+        assert!(matches!(
+            with(IkChainParams {
+                max_rotation_step: step,
+                ..Default::default()
+            }),
+            Err(DynamicsError::InvalidParameter {
+                field: "max_rotation_step",
+                ..
+            })
+        ));
+    }
+    // sinew: two-bone chains need two links and a non-zero pole.
+    assert!(matches!(
+        with(IkChainParams {
+            solver: ChainSolver::TwoBone { pole: Vec3::Z },
+            ..Default::default()
+        }),
+        Err(DynamicsError::InvalidParameter { field: "links", .. })
+    ));
+    let two = IkChain::with_params(
+        "c",
+        id(&s, "t"),
+        id(&s, "a3"),
+        vec![IkLink::new(id(&s, "a1")), IkLink::new(id(&s, "a2"))],
+        IkChainParams {
+            solver: ChainSolver::TwoBone { pole: Vec3::ZERO },
+            ..Default::default()
+        },
+    );
+    assert!(matches!(
+        two,
+        Err(DynamicsError::InvalidParameter { field: "pole", .. })
+    ));
+}
+
+#[test]
+fn limits_contracts() {
+    // "RotationLimit: finite XYZ Euler bounds, per-axis minimum <= maximum"
+    assert!(sinew::ik::RotationLimit::new(Vec3::splat(-1.0), Vec3::splat(1.0)).is_ok());
+    assert!(sinew::ik::RotationLimit::new(Vec3::new(1.0, 0.0, 0.0), Vec3::ZERO).is_err());
+    assert!(sinew::ik::RotationLimit::new(Vec3::splat(f32::NAN), Vec3::ZERO).is_err());
+    // "Rotor: finite angle 0..π"
+    assert!(Rotor::new(0.0).is_ok() && Rotor::new(PI).is_ok());
+    assert!(Rotor::new(-0.1).is_err() && Rotor::new(3.2).is_err() && Rotor::new(f32::NAN).is_err());
+    // "Hinge: non-zero, normalised, orthogonality error <= 1e-4, angles in [-π, π], min <= max"
+    assert!(Hinge::new(Vec3::Z * 3.0, Vec3::X, -PI / 2.0, 0.0).is_ok());
+    assert!(Hinge::new(Vec3::ZERO, Vec3::X, -1.0, 1.0).is_err());
+    assert!(Hinge::new(Vec3::Z, Vec3::new(1.0, 0.0, 0.01), -1.0, 1.0).is_err());
+    assert!(Hinge::new(Vec3::Z, Vec3::X, -4.0, 1.0).is_err());
+    assert!(Hinge::new(Vec3::Z, Vec3::X, 1.0, -1.0).is_err());
+}
+
+#[test]
+fn builder_bone_lookup_errors_on_unknown_names() {
+    let s = skeleton();
+    let b = SkeletonDynamicsBuilder::new(&s);
+    assert_eq!(b.bone("a1").unwrap(), id(&s, "a1"));
+    assert_eq!(
+        b.bone("nope").unwrap_err(),
+        DynamicsError::UnknownBone {
+            name: "nope".into()
+        }
+    );
+}
+
+#[test]
+fn same_name_replaces_chain_diamond_and_same_bone_replaces_pose() {
+    let s = skeleton();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "x", &["a1"], "a2"))
+        .ik(chain(&s, "y", &["b1"], "b2"))
+        .ik(chain(&s, "x", &["a1", "a2"], "a3"));
+    let d = b.build().unwrap();
+    assert_eq!(d.ik_chains().len(), 2);
+    assert_eq!(d.ik_chains()[0].name(), "x", "definition order kept");
+    assert_eq!(d.chain("x").unwrap().links().len(), 2);
+    let inh = TransformInheritance::new(id(&s, "b1"), 1.0, true, false).unwrap();
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), Some(inh), None).unwrap());
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), None, Some(Vec3::Y)).unwrap());
+    let d = b.build().unwrap();
+    assert_eq!(d.pose_constraints().len(), 1);
+    assert!(d.pose_constraint(id(&s, "a1")).unwrap().has_fixed_axis());
+}
+
+#[test]
+fn chains_by_name_and_by_bone() {
+    let s = skeleton();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "x", &["a1", "a2"], "a3"))
+        .ik(chain(&s, "y", &["a2"], "a3"));
+    let d = b.build().unwrap();
+    assert_eq!(d.chain_index("y"), Some(1));
+    assert_eq!(d.chains_by_bone(id(&s, "a2")), &[0, 1]);
+    assert!(d.chains_by_bone(id(&s, "b1")).is_empty());
+}
+
+#[test]
+fn ownership_rule_bones_must_belong_to_the_skeleton() {
+    let s = skeleton();
+    let stranger = BoneId(200);
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new("c", stranger, id(&s, "a2"), vec![IkLink::new(id(&s, "a1"))]).unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::BoneOutOfRange { index: 200, .. })
+    ));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    let body = RigidBody::new(RigidBodyDesc {
+        bone: Some(stranger),
+        ..Default::default()
+    })
+    .unwrap();
+    b.physics_tables(vec![body], vec![]);
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::BoneOutOfRange { .. })
+    ));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.physics(Physics::new(vec![], vec![], Vec3::ONE, false, true, 1.0, vec![stranger]).unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::BoneOutOfRange { .. })
+    ));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    let inh = TransformInheritance::new(stranger, 1.0, true, true).unwrap();
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), Some(inh), None).unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::BoneOutOfRange { .. })
+    ));
+}
+
+#[test]
+fn pose_constraint_contracts() {
+    let s = skeleton();
+    // "inheritance weight finite, may be negative"
+    assert!(TransformInheritance::new(id(&s, "a1"), -2.5, true, false).is_ok());
+    assert!(TransformInheritance::new(id(&s, "a1"), f32::NAN, true, false).is_err());
+    // "at least one of translation or rotation"
+    assert!(matches!(
+        TransformInheritance::new(id(&s, "a1"), 1.0, false, false),
+        Err(DynamicsError::EmptyInheritance { .. })
+    ));
+    // "inheritance or fixedAxis may be null, but not both"
+    assert!(matches!(
+        BonePoseConstraint::new(id(&s, "a1"), None, None),
+        Err(DynamicsError::EmptyPoseConstraint { .. })
+    ));
+    // "axis copied and normalized, rejected when squared length < 1e-8"
+    let c = BonePoseConstraint::new(id(&s, "a1"), None, Some(Vec3::new(0.0, 3.0, 4.0))).unwrap();
+    assert!((c.fixed_axis().unwrap() - Vec3::new(0.0, 0.6, 0.8)).length() < 1e-6);
+    assert!(BonePoseConstraint::new(id(&s, "a1"), None, Some(Vec3::splat(5e-5))).is_err());
+    // "self-references are rejected"
+    let inh = TransformInheritance::new(id(&s, "a1"), 1.0, true, true).unwrap();
+    assert!(matches!(
+        BonePoseConstraint::new(id(&s, "a1"), Some(inh), None),
+        Err(DynamicsError::SelfInheritance { .. })
+    ));
+}
+
+#[test]
+fn inheritance_cycles_are_rejected_and_order_follows_dependencies() {
+    let s = skeleton();
+    let inh = |src: &str| Some(TransformInheritance::new(id(&s, src), 1.0, false, true).unwrap());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    // a1 <- b3 <- far (cross-branch): far must come first even though it is later in bone order.
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), inh("b3"), None).unwrap());
+    b.pose(BonePoseConstraint::new(id(&s, "b3"), inh("far"), None).unwrap());
+    b.pose(BonePoseConstraint::new(id(&s, "far"), None, Some(Vec3::X)).unwrap());
+    let d = b.build().unwrap();
+    let order: Vec<&str> = d
+        .pose_constraints()
+        .iter()
+        .map(|c| s.name(c.bone()))
+        .collect();
+    assert_eq!(order, ["far", "b3", "a1"]);
+    b.pose(BonePoseConstraint::new(id(&s, "far"), inh("a1"), None).unwrap());
+    match b.build() {
+        Err(DynamicsError::InheritanceCycle { bones }) => assert_eq!(bones.len(), 3),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn joint_body_indices_are_valid_and_different() {
+    let s = skeleton();
+    let body = || {
+        RigidBody::new(RigidBodyDesc {
+            bone: Some(id(&s, "a1")),
+            size: Vec3::ONE,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let joint = |a, b| {
+        Joint::new(JointDesc {
+            name: "j".into(),
+            body_a: a,
+            body_b: b,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.physics_tables(vec![body(), body()], vec![joint(0, 2)]);
+    assert_eq!(
+        b.build().unwrap_err(),
+        DynamicsError::JointBodyIndex {
+            joint: "j".into(),
+            index: 2,
+            bodies: 2
+        }
+    );
+    b.physics_tables(vec![body(), body()], vec![joint(1, 1)]);
+    assert_eq!(
+        b.build().unwrap_err(),
+        DynamicsError::JointSameBody {
+            joint: "j".into(),
+            index: 1
+        }
+    );
+    b.physics_tables(vec![body(), body()], vec![joint(0, 1)]);
+    let d = b.build().unwrap();
+    // "physics(bodies, joints): unit scaling, no required profile, affine writeback, radius 1"
+    let p = d.physics();
+    assert_eq!(p.unit_scale(), Vec3::ONE);
+    assert!(
+        !p.profile_required()
+            && p.affine_writeback()
+            && p.profile_radius_scale() == 1.0
+            && p.bind_pose_followers().is_empty()
+    );
+}
+
+#[test]
+fn chain_rules_repeated_drivers_and_ancestry() {
+    let s = skeleton();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "c", &["a1", "a1"], "a3"));
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::RepeatedDriver { .. })
+    ));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "c", &["a1", "b2"], "b3"));
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::NotDescendant { .. })
+    ));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "c", &["a2"], "a1"));
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::NotDescendant { .. })
+    ));
+    // "intermediate bones may be skipped"
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "c", &["a1"], "a3"));
+    assert!(b.build().is_ok());
+}
+
+fn diamond_builder(s: &Arc<Skeleton>) -> SkeletonDynamicsBuilder {
+    let mut b = SkeletonDynamicsBuilder::new(s);
+    b.ik(chain(s, "left", &["a1", "a2"], "a3"))
+        .ik(chain(s, "right", &["b1", "b2"], "b3"));
+    b
+}
+
+#[test]
+fn diamond_contracts_and_defaults() {
+    let d = DiamondConstraint::new("d", "left", "right").unwrap();
+    assert_eq!((d.iterations(), d.tolerance()), (32, 1e-4));
+    assert!(DiamondConstraint::new(" ", "left", "right").is_err());
+    assert!(DiamondConstraint::new("d", "", "right").is_err());
+    assert!(matches!(
+        DiamondConstraint::new("d", "x", "x"),
+        Err(DynamicsError::DiamondSameChain { .. })
+    ));
+    assert!(DiamondConstraint::with_params("d", "a", "b", 0, 1e-4).is_err());
+    assert!(DiamondConstraint::with_params("d", "a", "b", 1, 0.0).is_err());
+}
+
+#[test]
+fn diamond_rules() {
+    let s = skeleton();
+    // valid closure
+    let mut b = diamond_builder(&s);
+    b.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    let d = b.build().unwrap();
+    assert_eq!(d.diamond_of_chain(0), Some(0));
+    // "references two existing chains"
+    let mut b = diamond_builder(&s);
+    b.diamond(DiamondConstraint::new("d", "left", "ghost").unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::DiamondUnknownChain { .. })
+    ));
+    // "POSITION chains"
+    let mut b = diamond_builder(&s);
+    let dir = IkChain::with_params(
+        "right",
+        id(&s, "t"),
+        id(&s, "b3"),
+        vec![IkLink::new(id(&s, "b1")), IkLink::new(id(&s, "b2"))],
+        IkChainParams {
+            target_mode: TargetMode::Direction,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    b.ik(dir)
+        .diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::DiamondNotPosition { .. })
+    ));
+    // "the same chain cannot belong to multiple closures"
+    let mut b = diamond_builder(&s);
+    b.ik(chain(&s, "third", &["b2"], "b3"));
+    b.diamond(DiamondConstraint::new("d1", "left", "right").unwrap())
+        .diamond(DiamondConstraint::new("d2", "left", "third").unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::ChainInTwoDiamonds { .. })
+    ));
+    // "branches do not share driver bones"
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "left", &["a1", "a2"], "a3"))
+        .ik(chain(&s, "right", &["a2"], "a3"));
+    b.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::DiamondSharedDriver { .. })
+    ));
+    // "their endpoints differ"
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "left", &["a1"], "a3"))
+        .ik(chain(&s, "right", &["a2"], "a3"));
+    b.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::DiamondSameEndpoint { .. })
+    ));
+    // "bind positions of the branch bases no farther apart than the closure tolerance"
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "left", &["a1", "a2"], "a3"))
+        .ik(chain(&s, "right", &["far"], "far"));
+    let b2 = {
+        let mut b2 = SkeletonDynamicsBuilder::new(&s);
+        b2.ik(chain(&s, "left", &["a2"], "a3"))
+            .ik(chain(&s, "right", &["b2"], "b3"));
+        b2.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+        b2
+    };
+    assert!(matches!(
+        b2.build(),
+        Err(DynamicsError::DiamondBasesApart { .. })
+    ));
+    // "one branch's driver cannot be an ancestor of the other base"
+    b.ik(chain(&s, "left", &["root"], "a1"))
+        .ik(chain(&s, "right", &["b1"], "b2"));
+    b.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    let e = b.build().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            DynamicsError::DiamondAncestor { .. } | DynamicsError::DiamondBasesApart { .. }
+        ),
+        "{e:?}"
+    );
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "left", &["root", "a1"], "a2"))
+        .ik(chain(&s, "right", &["b1"], "b2"));
+    b.diamond(DiamondConstraint::with_params("d", "left", "right", 8, 2.0).unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::DiamondAncestor { .. })
+    ));
+}
+
+#[test]
+fn attach_mounts_and_from_model_copies() {
+    let s = skeleton();
+    let mut model = Model::new(s.clone());
+    assert!(model.dynamics().is_empty());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(chain(&s, "c", &["a1"], "a2"));
+    let d = b.attach(&mut model).unwrap();
+    assert!(Arc::ptr_eq(&d, model.dynamics()));
+    let copy = SkeletonDynamicsBuilder::from_model(&model);
+    assert_eq!(copy.chains().len(), 1);
+    // Another skeleton (even an identical one) is not this model's.
+    let other = SkeletonDynamicsBuilder::new(&skeleton());
+    assert_eq!(
+        other.attach(&mut model).unwrap_err(),
+        DynamicsError::SkeletonMismatch
+    );
+}
+
+#[test]
+fn readers_fill_the_builder() {
+    let s = skeleton();
+    let reader = |name: &str, b: &mut SkeletonDynamicsBuilder| -> Result<(), DynamicsError> {
+        let c = IkChain::new(
+            name,
+            b.bone("t")?,
+            b.bone("a3")?,
+            vec![IkLink::new(b.bone("a1")?), IkLink::new(b.bone("a2")?)],
+        )?;
+        b.ik(c);
+        Ok(())
+    };
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.read("left-arm", &reader).unwrap();
+    assert_eq!(b.build().unwrap().ik_chains()[0].name(), "left-arm");
+    let failing = |_: &str, b: &mut SkeletonDynamicsBuilder| -> Result<(), DynamicsError> {
+        b.bone("missing").map(|_| ())
+    };
+    assert!(matches!(
+        SkeletonDynamicsBuilder::new(&s).read("x", &failing),
+        Err(DynamicsError::UnknownBone { .. })
+    ));
+}
+
+#[test]
+fn hinge_example_of_the_spec_builds() {
+    let s = skeleton();
+    let elbow = Hinge::new(Vec3::Z, Vec3::X, -PI / 2.0, 0.0).unwrap();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new(
+        "left-arm",
+        id(&s, "t"),
+        id(&s, "a3"),
+        vec![
+            IkLink::new(id(&s, "a1")),
+            IkLink::with_joint(id(&s, "a2"), IkJoint::Hinge(elbow)),
+        ],
+    )
+    .unwrap());
+    assert!(b.build().is_ok());
+}
+
+#[test]
+fn definitions_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<SkeletonDynamics>();
+    assert_send_sync::<Model>();
+    assert_send_sync::<sinew::SkeletonInstance>();
+}

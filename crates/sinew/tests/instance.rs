@@ -1,0 +1,603 @@
+//! The instance runtime (skeleton-dynamics-api.md "SkeletonInstance Runtime Control",
+//! "Per-Tick Targets", "Diamond Closure", "Generic Bone Pose Constraints", "Solver Adaptation
+//! for Custom Hosts").
+
+use std::sync::Arc;
+
+use glam::{Affine3A, DVec3, Quat, Vec3};
+use sinew::dynamics::*;
+use sinew::instance::*;
+use sinew::{BoneId, Model, Parent, RootPlacement, SkeletonBuilder, SkeletonInstance, Transform};
+use sinew_testkit::Humanoid;
+
+fn humanoid() -> (Humanoid, Model) {
+    let h = Humanoid::new();
+    let m = h.model_with_ik();
+    (h, m)
+}
+
+fn pos(inst: &SkeletonInstance, b: BoneId) -> Vec3 {
+    inst.world()[b.index()].translation.into()
+}
+
+#[test]
+fn toggles_default_true_unknown_chains_answer_as_specified() {
+    let (_, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    // "isIkEnabled: default true; unknown chains also return true"
+    assert!(inst.is_ik_enabled("arm_l") && inst.is_ik_enabled("nope"));
+    // "setIkEnabled returns false for an undefined chain"
+    assert!(!inst.set_ik_enabled("nope", false));
+    assert!(inst.set_ik_enabled("arm_l", false));
+    assert!(!inst.is_ik_enabled("arm_l"));
+    // "clearIkEnabled returns true when state was removed"
+    assert!(inst.clear_ik_enabled("arm_l"));
+    assert!(!inst.clear_ik_enabled("arm_l"));
+    assert!(inst.is_ik_enabled("arm_l"));
+    // "resetIkEnabled clears overrides"
+    inst.set_ik_enabled("leg_l", false);
+    inst.reset_ik_enabled();
+    assert!(inst.is_ik_enabled("leg_l"));
+}
+
+#[test]
+fn target_validation_and_unknown_chains() {
+    let (_, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    // "unknown chains return false before the target value is validated"
+    assert_eq!(inst.set_ik_target("nope", Vec3::NAN, 5.0), Ok(false));
+    assert_eq!(inst.set_frame_ik_target("nope", Vec3::NAN, 5.0), Ok(false));
+    // "targets must be finite, weight finite and within [0,1]"
+    assert!(matches!(
+        inst.set_ik_target("arm_l", Vec3::new(f32::INFINITY, 0.0, 0.0), 1.0),
+        Err(InstanceError::NonFiniteTarget { .. })
+    ));
+    for w in [-0.1, 1.1, f32::NAN] {
+        assert!(matches!(
+            inst.set_frame_ik_target("arm_l", Vec3::ZERO, w),
+            Err(InstanceError::InvalidWeight { .. })
+        ));
+    }
+    // "clearIkTarget returns false when there is no target"
+    assert!(!inst.clear_ik_target("arm_l"));
+    assert_eq!(inst.set_ik_target("arm_l", Vec3::ONE, 1.0), Ok(true));
+    assert!(inst.clear_ik_target("arm_l"));
+}
+
+#[test]
+fn setting_a_target_only_marks_the_instance_dirty() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let before = pos(&inst, h.bones.arm[0].end);
+    assert!(!inst.is_dirty());
+    inst.set_ik_target("arm_l", before + Vec3::new(-0.2, -0.3, 0.2), 1.0)
+        .unwrap();
+    assert!(inst.is_dirty());
+    assert_eq!(
+        pos(&inst, h.bones.arm[0].end),
+        before,
+        "no solve until update"
+    );
+    inst.update_transform();
+    assert_ne!(pos(&inst, h.bones.arm[0].end), before);
+}
+
+#[test]
+fn reachable_targets_are_reached_and_results_reported() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let shoulder = pos(&inst, h.bones.arm[0].upper);
+    let target = shoulder + Vec3::new(0.25, -0.2, 0.3);
+    inst.set_ik_target("arm_l", target, 1.0).unwrap();
+    let foot = pos(&inst, h.bones.leg[1].end);
+    let foot_target = foot + Vec3::new(0.0, 0.25, 0.1);
+    inst.set_ik_target("leg_r", foot_target, 1.0).unwrap();
+    inst.update_transform();
+    let r = inst.ik_result("arm_l").unwrap();
+    assert!(r.satisfied, "{r:?}");
+    assert!((pos(&inst, h.bones.arm[0].end) - target).length() <= 1e-3 + 1e-5);
+    let r = inst.ik_result("leg_r").unwrap();
+    assert!(r.residual < 1e-3, "{r:?}");
+    assert!((pos(&inst, h.bones.leg[1].end) - foot_target).length() < 1e-3);
+    // Results are a borrowed view over all chains that ran.
+    assert_eq!(inst.ik_results().count(), 4);
+    // Bone lengths preserved.
+    let arm = h.bones.arm[0];
+    let len = |i: &SkeletonInstance| (pos(i, arm.lower) - pos(i, arm.upper)).length();
+    let rest_len = h.skeleton.rest(arm.lower).translation.length();
+    assert!((len(&inst) - rest_len).abs() < 1e-4);
+}
+
+#[test]
+fn weight_blends_from_the_controllers_current_position() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let hand = pos(&inst, h.bones.arm[0].end);
+    let far = pos(&inst, h.bones.arm[0].upper) + Vec3::new(0.2, -0.25, 0.2);
+    inst.set_ik_target("arm_l", far, 0.0).unwrap();
+    inst.update_transform();
+    assert!(
+        (pos(&inst, h.bones.arm[0].end) - hand).length() < 1e-4,
+        "weight 0 keeps the pose"
+    );
+    inst.set_ik_target("arm_l", far, 0.5).unwrap();
+    inst.update_transform();
+    let mid = (hand + far) * 0.5;
+    assert!((pos(&inst, h.bones.arm[0].end) - mid).length() <= 1e-3 + 1e-5);
+}
+
+#[test]
+fn frame_targets_win_and_are_cleared_by_the_tick_loop() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let hand = pos(&inst, h.bones.arm[0].end);
+    let shoulder = pos(&inst, h.bones.arm[0].upper);
+    let _ = hand;
+    let persistent = shoulder + Vec3::new(0.3, -0.2, 0.15);
+    let frame = shoulder + Vec3::new(0.25, 0.1, 0.3);
+    inst.set_ik_target("arm_l", persistent, 1.0).unwrap();
+    inst.set_frame_ik_target("arm_l", frame, 1.0).unwrap();
+    inst.update_transform();
+    assert!((pos(&inst, h.bones.arm[0].end) - frame).length() < 2e-3);
+    let mut tick = TickLoop::new();
+    let report = tick.tick(&mut inst, 0.0, 1.0 / 60.0);
+    assert!(report.errors.is_empty());
+    assert!(
+        (pos(&inst, h.bones.arm[0].end) - persistent).length() < 2e-3,
+        "frame target cleared at cycle start"
+    );
+}
+
+#[test]
+fn solving_is_idempotent_and_disabled_chains_have_no_result() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    h.animate(0.3, inst.input_mut());
+    inst.update_transform();
+    let hand = pos(&inst, h.bones.arm[0].end);
+    inst.set_ik_target(
+        "arm_l",
+        pos(&inst, h.bones.arm[0].upper) + Vec3::new(0.3, -0.2, 0.15),
+        1.0,
+    )
+    .unwrap();
+    inst.update_transform();
+    let first = inst.world().to_vec();
+    inst.update_transform();
+    assert_eq!(first, inst.world(), "same input, same output");
+    inst.set_ik_enabled("arm_l", false);
+    inst.update_transform();
+    assert!(inst.ik_result("arm_l").is_none());
+    assert!(
+        (pos(&inst, h.bones.arm[0].end) - hand).length() < 1e-5,
+        "disabled chain keeps the animated pose"
+    );
+}
+
+#[test]
+fn after_physics_rebuild_keeps_ik_corrections() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let target = pos(&inst, h.bones.arm[0].upper) + Vec3::new(0.3, -0.2, 0.15);
+    inst.set_ik_target("arm_l", target, 1.0).unwrap();
+    inst.update_transform();
+    // Physics writes a ponytail bone back.
+    let pony = h.bones.ponytail[1];
+    inst.state_mut().locals_mut()[pony.index()].rotation = Quat::from_rotation_x(0.5);
+    inst.update_transform_after_physics();
+    assert!((pos(&inst, h.bones.arm[0].end) - target).length() < 2e-3);
+    // The rebuilt hierarchy uses the written local:
+    let l = inst.state().locals()[pony.index()];
+    let w = inst.world()[h.bones.ponytail[0].index()] * l.to_affine();
+    assert!(w.abs_diff_eq(inst.world()[pony.index()], 1e-5));
+}
+
+#[test]
+fn inheritance_reads_the_evaluated_delta_and_fixed_axis_keeps_twist() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    let hand = h.bones.arm[0].end;
+    let twist = h.bones.forearm_twist[0];
+    // Hand turned about X (twist) and Z (swing).
+    let q = Quat::from_rotation_z(0.4) * Quat::from_rotation_x(0.8);
+    inst.input_mut()[hand.index()].rotation = q;
+    inst.update_transform();
+    let got = inst.state().locals()[twist.index()].rotation;
+    // Half the hand's rotation, then only its twist about X.
+    let half = scale_rotation(q, 0.5);
+    let expected = twist_about(half, Vec3::X);
+    assert!(
+        got.abs_diff_eq(expected, 1e-5) || got.abs_diff_eq(-expected, 1e-5),
+        "{got} vs {expected}"
+    );
+    let (axis, _) = got.to_axis_angle();
+    assert!(
+        axis.abs().abs_diff_eq(Vec3::X, 1e-4),
+        "only twist about X remains: {axis}"
+    );
+}
+
+#[test]
+fn inheritance_translation_negative_weight_and_cross_branch_order() {
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("target", "root", Transform::from_translation(Vec3::X))
+        .bone("mid", "root", Transform::from_translation(Vec3::Y))
+        .bone("source", "root", Transform::from_translation(Vec3::Z))
+        .build()
+        .unwrap();
+    let mut model = Model::new(s.clone());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    let f = |n: &str| s.find(n).unwrap();
+    // target <- mid (weight -1, translation+rotation) and mid <- source (weight 2).
+    b.pose(
+        BonePoseConstraint::new(
+            f("target"),
+            Some(TransformInheritance::new(f("mid"), -1.0, true, true).unwrap()),
+            None,
+        )
+        .unwrap(),
+    );
+    b.pose(
+        BonePoseConstraint::new(
+            f("mid"),
+            Some(TransformInheritance::new(f("source"), 2.0, true, true).unwrap()),
+            None,
+        )
+        .unwrap(),
+    );
+    b.attach(&mut model).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    // source moved by +0.5 Y from its rest and turned 0.3 rad about Y.
+    inst.input_mut()[f("source").index()] =
+        Transform::from_translation_rotation(Vec3::new(0.0, 0.5, 1.0), Quat::from_rotation_y(0.3));
+    inst.update_transform();
+    let l = inst.state().locals();
+    assert!(
+        l[f("mid").index()]
+            .translation
+            .abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5),
+        "rest + 2 × delta"
+    );
+    assert!(l[f("mid").index()]
+        .rotation
+        .abs_diff_eq(Quat::from_rotation_y(0.6), 1e-5));
+    assert!(
+        l[f("target").index()]
+            .translation
+            .abs_diff_eq(Vec3::new(1.0, -1.0, 0.0), 1e-5),
+        "rest − mid's delta"
+    );
+    assert!(l[f("target").index()]
+        .rotation
+        .abs_diff_eq(Quat::from_rotation_y(-0.6), 1e-5));
+}
+
+/// The spec's closure example: two branches from a shared base meeting at one point.
+fn closure_model() -> (Model, [BoneId; 4]) {
+    let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("left-base", "root", t(0.0, 0.0))
+        .bone("left-mid", "left-base", t(-0.5, 1.0))
+        .bone("left-tip", "left-mid", t(0.5, 1.0))
+        .bone("right-base", "root", t(0.0, 0.0))
+        .bone("right-mid", "right-base", t(0.5, 1.0))
+        .bone("right-tip", "right-mid", t(-0.5, 1.0))
+        .bone("closure-target", "root", t(0.0, 2.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let mut model = Model::new(s.clone());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    let left = IkChain::new(
+        "left-linkage",
+        f("closure-target"),
+        f("left-tip"),
+        vec![IkLink::new(f("left-base")), IkLink::new(f("left-mid"))],
+    )
+    .unwrap();
+    let right = IkChain::new(
+        "right-linkage",
+        f("closure-target"),
+        f("right-tip"),
+        vec![IkLink::new(f("right-base")), IkLink::new(f("right-mid"))],
+    )
+    .unwrap();
+    b.ik(left).ik(right).diamond(
+        DiamondConstraint::with_params("linkage", "left-linkage", "right-linkage", 64, 1e-3)
+            .unwrap(),
+    );
+    b.attach(&mut model).unwrap();
+    (
+        model,
+        [
+            f("left-tip"),
+            f("right-tip"),
+            f("left-base"),
+            f("right-base"),
+        ],
+    )
+}
+
+#[test]
+fn diamond_closure_meets_at_the_shared_target() {
+    let (model, [lt, rt, ..]) = closure_model();
+    let mut inst = SkeletonInstance::new(&model);
+    // Separate targets: the closure solves for their midpoint.
+    inst.set_ik_target("left-linkage", Vec3::new(0.4, 1.5, 0.2), 1.0)
+        .unwrap();
+    inst.set_ik_target("right-linkage", Vec3::new(0.0, 1.5, -0.2), 1.0)
+        .unwrap();
+    inst.update_transform();
+    let r = *inst.ik_result("left-linkage").unwrap();
+    assert_eq!(
+        Some(&r),
+        inst.ik_result("right-linkage"),
+        "both branches report the closure result"
+    );
+    assert!(r.satisfied, "{r:?}");
+    let (a, b) = (pos(&inst, lt), pos(&inst, rt));
+    assert!((a - b).length() <= 1e-3);
+    assert!(
+        (a - Vec3::new(0.2, 1.5, 0.0)).length() < 1e-2,
+        "meets near the midpoint of the targets: {a}"
+    );
+    // "Disabling either chain pauses the closure"
+    inst.set_ik_enabled("right-linkage", false);
+    inst.update_transform();
+    assert!(inst.ik_result("left-linkage").is_none() && inst.ik_result("right-linkage").is_none());
+    assert!(
+        pos(&inst, lt).abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5),
+        "paused closure keeps the pose"
+    );
+}
+
+#[test]
+fn direction_mode_follows_the_controllers_rotation() {
+    let t = |y: f32| Transform::from_translation(Vec3::new(0.0, y, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("base", "root", t(1.0))
+        .bone("tip", "base", t(1.0))
+        .bone("ctrl", "root", t(1.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let mut model = Model::new(s.clone());
+    let params = IkChainParams {
+        target_mode: TargetMode::Direction,
+        ..Default::default()
+    };
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::with_params(
+        "aim",
+        f("ctrl"),
+        f("tip"),
+        vec![IkLink::new(f("base"))],
+        params,
+    )
+    .unwrap());
+    b.attach(&mut model).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    // Controller turned 90° about Z and moved: only the rotation counts.
+    inst.input_mut()[f("ctrl").index()] = Transform::from_translation_rotation(
+        Vec3::new(5.0, 1.0, 0.0),
+        Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+    );
+    inst.update_transform();
+    let tip = pos(&inst, f("tip"));
+    assert!(tip.abs_diff_eq(Vec3::new(-1.0, 1.0, 0.0), 1e-3), "{tip}");
+}
+
+#[test]
+fn floating_origin_targets_are_world_coordinates() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    let far = DVec3::new(1.0e6, 0.0, -2.0e6);
+    inst.state_mut()
+        .set_placement(RootPlacement::from_translation(far));
+    inst.state_mut().set_origin(far);
+    inst.update_transform();
+    let hand_eval = pos(&inst, h.bones.arm[0].upper);
+    let offset = Vec3::new(0.3, -0.2, 0.15);
+    // The target is given in world coordinates (f32 world vectors lose precision this far out,
+    // so pick one exactly representable).
+    let world_target = (far + (hand_eval + offset).as_dvec3()).as_vec3();
+    inst.set_ik_target("arm_l", world_target, 1.0).unwrap();
+    inst.update_transform();
+    let reached = inst.state().world_position_f64(h.bones.arm[0].end);
+    assert!(
+        (reached - world_target.as_dvec3()).length() < 2e-3,
+        "{reached} vs {world_target}"
+    );
+}
+
+#[test]
+fn replace_authored_rotation_starts_from_rest() {
+    let t = |y: f32| Transform::from_translation(Vec3::new(0.0, y, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("base", "root", t(1.0))
+        .bone("tip", "base", t(1.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let mut model = Model::new(s.clone());
+    let params = IkChainParams {
+        replace_authored_rotation: true,
+        ..Default::default()
+    };
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::with_params(
+        "c",
+        f("tip"),
+        f("tip"),
+        vec![IkLink::new(f("base"))],
+        params,
+    )
+    .unwrap());
+    b.attach(&mut model).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    inst.input_mut()[f("base").index()] =
+        Transform::from_translation_rotation(Vec3::new(3.0, 1.0, 0.0), Quat::from_rotation_z(1.0));
+    inst.set_ik_enabled("c", false);
+    inst.update_transform();
+    assert!(
+        pos(&inst, f("base")).abs_diff_eq(Vec3::new(3.0, 1.0, 0.0), 1e-6),
+        "disabled: authored pose"
+    );
+    inst.set_ik_enabled("c", true);
+    inst.update_transform();
+    assert!(
+        pos(&inst, f("base")).abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-6),
+        "enabled: authored pose replaced by rest"
+    );
+}
+
+#[test]
+fn tick_loop_order_modules_and_unknown_chain_reports() {
+    let (h, m) = humanoid();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.update_transform();
+    let target = pos(&inst, h.bones.arm[0].upper) + Vec3::new(0.3, -0.2, 0.15);
+    let mut tick = TickLoop::new();
+    tick.add_pre_ik(
+        "hand-target-input",
+        IkTargetModule::new("arm_l", target).unwrap(),
+    )
+    .unwrap();
+    tick.add_pre_ik(
+        "bad",
+        IkTargetModule::new("no-such-chain", Vec3::ZERO).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        tick.add_pre_ik("bad", IkTargetModule::new("x", Vec3::ZERO).unwrap()),
+        Err(TickError::DuplicateName("bad".into()))
+    );
+    /// An actor reading the reached pose in the same frame.
+    struct Reader(Arc<std::sync::Mutex<Vec3>>, BoneId);
+    impl TickModule for Reader {
+        fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
+            *self.0.lock().unwrap() = ctx.instance.world()[self.1.index()].translation.into();
+            Ok(())
+        }
+    }
+    let seen = Arc::new(std::sync::Mutex::new(Vec3::ZERO));
+    tick.add(
+        Slot::Post,
+        "actor",
+        Reader(seen.clone(), h.bones.arm[0].end),
+    )
+    .unwrap();
+    /// Writes the animated pose before the default apply.
+    struct Animate(Humanoid);
+    impl TickModule for Animate {
+        fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
+            self.0.animate(ctx.time, ctx.instance.input_mut());
+            Ok(())
+        }
+    }
+    tick.add_before(Slot::Apply, "clip", Animate(h.clone()))
+        .unwrap();
+    assert_eq!(tick.names(), ["clip", "hand-target-input", "bad", "actor"]);
+    let report = tick.tick(&mut inst, 0.0, 1.0 / 30.0);
+    assert_eq!(
+        report.errors,
+        vec![(
+            "bad".to_owned(),
+            ModuleError::UnknownChain("no-such-chain".into())
+        )]
+    );
+    assert!(
+        (*seen.lock().unwrap() - target).length() < 2e-3,
+        "actor saw the reached pose"
+    );
+    assert!(tick.remove("bad"));
+    assert!(tick.tick(&mut inst, 0.1, 1.0 / 30.0).errors.is_empty());
+}
+
+#[test]
+fn ik_target_module_contract() {
+    let mut m = IkTargetModule::new("left-arm", Vec3::new(1.0, 2.0, 0.0)).unwrap();
+    assert_eq!((m.weight(), m.enabled()), (1.0, true));
+    m.set_target_weighted(Vec3::new(1.2, 2.0, 0.0), 0.6)
+        .unwrap();
+    m.set_enabled(false);
+    m.set_target(Vec3::ONE).unwrap();
+    assert_eq!(
+        (m.weight(), m.enabled(), m.target()),
+        (0.6, false, Vec3::ONE),
+        "setters keep the other state"
+    );
+    assert_eq!(
+        IkTargetModule::new(" ", Vec3::ZERO).unwrap_err(),
+        IkTargetModuleError::BlankName
+    );
+    assert!(IkTargetModule::new("a", Vec3::NAN).is_err());
+    assert!(IkTargetModule::with_weight("a", Vec3::ZERO, 2.0).is_err());
+}
+
+/// A host with its own pose storage (world matrices only, recomputed by hand).
+struct Host {
+    skeleton: Arc<sinew::Skeleton>,
+    locals: Vec<Transform>,
+    world: Vec<Affine3A>,
+    target: Vec3,
+}
+
+impl PoseAccess for Host {
+    fn absolute(&self, bone: BoneId) -> Affine3A {
+        self.world[bone.index()]
+    }
+    fn local(&self, bone: BoneId) -> Transform {
+        self.locals[bone.index()]
+    }
+    fn correct(&mut self, bone: BoneId, c: Quat) {
+        let r = &mut self.locals[bone.index()].rotation;
+        *r = (*r * c).normalize();
+    }
+    fn target(&self, _: usize, _: &IkChain) -> Vec3 {
+        self.target
+    }
+    fn enabled(&self, _: usize, _: &IkChain) -> bool {
+        true
+    }
+    fn refresh(&mut self, _: BoneId, _: BoneId) {
+        sinew::pose::local_to_world(
+            self.skeleton.parent_indices(),
+            &self.locals,
+            &Affine3A::IDENTITY,
+            &mut self.world,
+        );
+    }
+}
+
+#[test]
+fn custom_hosts_drive_the_solver_through_pose_access() {
+    let (h, m) = humanoid();
+    let mut host = Host {
+        skeleton: h.skeleton.clone(),
+        locals: h.skeleton.rest_pose().to_vec(),
+        world: h.skeleton.rest_world().to_vec(),
+        target: Vec3::ZERO,
+    };
+    let hand = h.skeleton.rest_world()[h.bones.arm[0].end.index()].translation;
+    let shoulder = h.skeleton.rest_world()[h.bones.arm[0].upper.index()].translation;
+    let _ = hand;
+    host.target = Vec3::from(shoulder) + Vec3::new(0.3, -0.2, 0.15);
+    let mut driver = IkDriver::new(m.dynamics());
+    driver.solve(m.dynamics(), &mut host);
+    let i = m.dynamics().chain_index("arm_l").unwrap();
+    assert!(driver.results()[i].unwrap().satisfied);
+    assert!(
+        (Vec3::from(host.world[h.bones.arm[0].end.index()].translation) - host.target).length()
+            < 2e-3
+    );
+}
