@@ -16,7 +16,11 @@ use crate::error::CliError;
 
 /// Skeleton dynamics from the command line.
 #[derive(Parser, Debug)]
-#[command(name = "sinew", version, about = "Skeleton dynamics: pose, IK, constraints and pictures")]
+#[command(
+    name = "sinew",
+    version,
+    about = "Skeleton dynamics: pose, IK, constraints and pictures"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

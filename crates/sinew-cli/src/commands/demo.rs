@@ -89,8 +89,14 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     }
     sheet.save_png(&args.out)?;
 
-    println!("sinew demo: procedural humanoid, {} joints", humanoid.skeleton.len());
-    println!("{:>6} {:>8} {:>12} {:>10}", "frame", "time s", "eval ns", "head y m");
+    println!(
+        "sinew demo: procedural humanoid, {} joints",
+        humanoid.skeleton.len()
+    );
+    println!(
+        "{:>6} {:>8} {:>12} {:>10}",
+        "frame", "time s", "eval ns", "head y m"
+    );
     for (i, f) in frames.iter().enumerate() {
         println!(
             "{:>6} {:>8.3} {:>12} {:>10.3}",

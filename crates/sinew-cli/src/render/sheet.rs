@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use glam::{Affine3A, Vec2, Vec3};
-use tiny_skia::{Color, FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform as SkTransform};
+use tiny_skia::{
+    Color, FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform as SkTransform,
+};
 
 use super::{Bounds, View};
 use crate::error::CliError;
@@ -46,7 +48,13 @@ pub struct Sheet {
 
 impl Sheet {
     /// A sheet of `cols × rows` cells of `cell_w × cell_h` pixels.
-    pub fn new(cols: u32, rows: u32, cell_w: u32, cell_h: u32, style: Style) -> Result<Self, CliError> {
+    pub fn new(
+        cols: u32,
+        rows: u32,
+        cell_w: u32,
+        cell_h: u32,
+        style: Style,
+    ) -> Result<Self, CliError> {
         let mut pixmap = Pixmap::new(cols * cell_w, rows * cell_h)
             .ok_or_else(|| CliError::Internal(format!("cannot allocate a {cols}x{rows} sheet")))?;
         let [r, g, b, a] = style.background;
@@ -62,22 +70,40 @@ impl Sheet {
 
     /// The cell at grid index `index` (row-major), framing `bounds` in `view`.
     pub fn cell(&mut self, index: u32, view: View, bounds: &Bounds) -> Cell<'_> {
-        let (cx, cy) = ((index % self.cols) * self.cell_w, (index / self.cols) * self.cell_h);
+        let (cx, cy) = (
+            (index % self.cols) * self.cell_w,
+            (index / self.cols) * self.cell_h,
+        );
         let lo = view.project(bounds.min);
         let hi = view.project(bounds.max);
         let (lo, hi) = (lo.min(hi), lo.max(hi));
         let size = (hi - lo).max(Vec2::splat(1e-6));
         let margin = 6.0;
-        let scale = ((self.cell_w as f32 - 2.0 * margin) / size.x).min((self.cell_h as f32 - 2.0 * margin) / size.y);
+        let scale = ((self.cell_w as f32 - 2.0 * margin) / size.x)
+            .min((self.cell_h as f32 - 2.0 * margin) / size.y);
         let center = (lo + hi) * 0.5;
-        let origin = Vec2::new(cx as f32 + self.cell_w as f32 * 0.5, cy as f32 + self.cell_h as f32 * 0.5);
+        let origin = Vec2::new(
+            cx as f32 + self.cell_w as f32 * 0.5,
+            cy as f32 + self.cell_h as f32 * 0.5,
+        );
         // Cell frame.
-        let frame = Rect::from_xywh(cx as f32 + 0.5, cy as f32 + 0.5, self.cell_w as f32 - 1.0, self.cell_h as f32 - 1.0);
+        let frame = Rect::from_xywh(
+            cx as f32 + 0.5,
+            cy as f32 + 0.5,
+            self.cell_w as f32 - 1.0,
+            self.cell_h as f32 - 1.0,
+        );
         if let Some(frame) = frame {
             let mut paint = Paint::default();
             paint.set_color_rgba8(210, 210, 205, 255);
             let path = PathBuilder::from_rect(frame);
-            self.pixmap.stroke_path(&path, &paint, &Stroke::default(), SkTransform::identity(), None);
+            self.pixmap.stroke_path(
+                &path,
+                &paint,
+                &Stroke::default(),
+                SkTransform::identity(),
+                None,
+            );
         }
         Cell {
             pixmap: &mut self.pixmap,
@@ -91,7 +117,9 @@ impl Sheet {
 
     /// Encodes the sheet as PNG bytes.
     pub fn encode_png(&self) -> Result<Vec<u8>, CliError> {
-        self.pixmap.encode_png().map_err(|e| CliError::Internal(format!("PNG encoding failed: {e}")))
+        self.pixmap
+            .encode_png()
+            .map_err(|e| CliError::Internal(format!("PNG encoding failed: {e}")))
     }
 
     /// Writes the sheet as a PNG file.
@@ -142,7 +170,8 @@ impl Cell<'_> {
                 width,
                 ..Stroke::default()
             };
-            self.pixmap.stroke_path(&path, &paint(rgba), &stroke, SkTransform::identity(), None);
+            self.pixmap
+                .stroke_path(&path, &paint(rgba), &stroke, SkTransform::identity(), None);
         }
     }
 
@@ -153,7 +182,13 @@ impl Cell<'_> {
             return;
         }
         if let Some(path) = PathBuilder::from_circle(c.x, c.y, radius) {
-            self.pixmap.fill_path(&path, &paint(rgba), FillRule::Winding, SkTransform::identity(), None);
+            self.pixmap.fill_path(
+                &path,
+                &paint(rgba),
+                FillRule::Winding,
+                SkTransform::identity(),
+                None,
+            );
         }
     }
 
@@ -166,7 +201,12 @@ impl Cell<'_> {
         for (i, w) in world.iter().enumerate() {
             let p = parents[i];
             if p != no_parent && parents[p as usize] != no_parent {
-                self.line(world[p as usize].translation.into(), w.translation.into(), style.bone, style.line_width);
+                self.line(
+                    world[p as usize].translation.into(),
+                    w.translation.into(),
+                    style.bone,
+                    style.line_width,
+                );
             }
         }
         for w in world {
@@ -176,7 +216,11 @@ impl Cell<'_> {
 
     /// A horizontal ground line at height `y` spanning `x0..x1` in view space.
     pub fn ground(&mut self, y: f32, from: Vec3, to: Vec3) {
-        self.line(Vec3::new(from.x, y, from.z), Vec3::new(to.x, y, to.z), [150, 140, 120, 255], 1.0);
+        self.line(
+            Vec3::new(from.x, y, from.z),
+            Vec3::new(to.x, y, to.z),
+            [150, 140, 120, 255],
+            1.0,
+        );
     }
-
 }
