@@ -27,6 +27,7 @@
 
 /// Stateless IK solvers (re-export of the `sinew-ik` crate).
 pub use sinew_ik as ik;
+pub mod anim;
 pub mod dynamics;
 pub mod instance;
 pub mod math;

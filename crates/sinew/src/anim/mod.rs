@@ -1,0 +1,1 @@
+//! Animation clips, sampling and blending (being written).
