@@ -38,16 +38,22 @@
 #![warn(missing_docs)]
 
 pub mod error;
+pub mod model;
 pub mod pmd;
 pub mod pmx;
 mod pmx_writer;
 mod reader;
+pub mod runtime;
+pub mod static_pose;
 mod text;
 pub mod vmd;
 mod vmd_writer;
 mod writer;
 
 pub use error::{Format, ParseError, ParseErrorKind};
+pub use model::{MmdError, MmdFormat, MmdModel};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
+pub use runtime::{EvalOptions, MmdInstance};
+pub use static_pose::{PoseError, StaticPose};
 pub use vmd::{decode_bone_interpolation, Vmd};

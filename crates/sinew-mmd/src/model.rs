@@ -1,0 +1,618 @@
+//! The MMD model: PMX or PMD normalised into one bone table with MMD's evaluation metadata,
+//! plus the sinew [`Skeleton`] built from it.
+//!
+//! Normalisation follows babylon-mmd 1.3.0's loaders (the reference runtime):
+//!
+//! * bones keep **file order**; a parent index out of range makes a root; the rest local
+//!   translation is `position − parent.position`, rest rotation identity;
+//! * **PMD**: IK bones get transform order 1 (after everything else); type 5 ("rotation
+//!   effect") becomes a non-local rotation append from the bone's tail index with ratio
+//!   `ik_parent × 0.01`; type 8/9 twist bones get a fixed axis towards their tail bone; IK
+//!   limit angles are multiplied by 4; knees (`左ひざ`/`右ひざ`) get PMX Editor's knee limit
+//!   table `x ∈ [−180, −0.5]` — in degrees there, but babylon-mmd 1.3.0 feeds the numbers to
+//!   its solver unconverted, i.e. as radians, and its output (our conformance reference) depends
+//!   on it, so we do the same (it matters: 0.0047 vs 0.0028 units on the leg-IK pose); a second IK chain on the same bone becomes an extra bone
+//!   `name+`; rigid body positions are made absolute (relative to their bone, bone 0 for none);
+//! * **PMX**: an append whose source index is invalid is dropped; an IK whose effector or link
+//!   indices are invalid drops those links (and the IK if nothing valid is left).
+//!
+//! Every such repair is recorded in [`MmdModel::warnings`].
+
+use std::sync::Arc;
+
+use glam::Vec3;
+use sinew::{Parent, Skeleton, SkeletonBuilder, Transform};
+use thiserror::Error;
+
+use crate::pmd::Pmd;
+use crate::pmx::{PhysicsMode, PmxJointKind, RigidShape};
+use crate::{ParseError, Pmx};
+
+/// Which file a model came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmdFormat {
+    /// PMX 2.0 / 2.1.
+    Pmx,
+    /// PMD.
+    Pmd,
+}
+
+/// Inheriting part of another bone's motion (PMX "append"/"grant", PMD type 5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmdAppend {
+    /// Source bone (file index).
+    pub source: usize,
+    /// Ratio, may be negative.
+    pub ratio: f32,
+    /// Append rotation.
+    pub rotation: bool,
+    /// Append translation.
+    pub translation: bool,
+    /// Local append (reads the source's world transform instead of its animated local one).
+    pub local: bool,
+}
+
+/// One IK link (file order of the IK: effector side first).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmdIkLink {
+    /// The link bone (file index).
+    pub bone: usize,
+    /// Euler limits in radians `(min, max)`, per axis min ≤ max.
+    pub limit: Option<(Vec3, Vec3)>,
+}
+
+/// An IK solver attached to a bone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MmdIk {
+    /// The bone that reaches the IK bone's position (file index).
+    pub effector: usize,
+    /// Iterations (capped at 256).
+    pub iterations: u32,
+    /// Limit angle per step, radians.
+    pub limit_angle: f32,
+    /// Links, effector side first (as in the file).
+    pub links: Vec<MmdIkLink>,
+}
+
+/// One bone with what MMD's evaluation needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MmdBone {
+    /// Name (unique in [`MmdModel::skeleton`]; see [`MmdModel::warnings`] for renames).
+    pub name: String,
+    /// Parent (file index), `None` for a root.
+    pub parent: Option<usize>,
+    /// Absolute rest position in model space.
+    pub position: Vec3,
+    /// Rest translation relative to the parent.
+    pub rest_offset: Vec3,
+    /// Deform layer (transform order).
+    pub layer: i32,
+    /// Evaluated after physics.
+    pub after_physics: bool,
+    /// Append (grant), if any.
+    pub append: Option<MmdAppend>,
+    /// Fixed rotation axis (normalised), if any.
+    pub fixed_axis: Option<Vec3>,
+    /// IK solver owned by this bone, if any.
+    pub ik: Option<MmdIk>,
+}
+
+/// A rigid body as the generic physics table needs it (absolute position, MMD Euler angles).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MmdRigidBody {
+    /// Name.
+    pub name: String,
+    /// Bone (file index), `None` when unbound or invalid.
+    pub bone: Option<usize>,
+    /// Collision group 0..=15.
+    pub group: u8,
+    /// Bit g set: no collision with group g.
+    pub no_collision_mask: u16,
+    /// Shape.
+    pub shape: RigidShape,
+    /// Size (see [`RigidShape`]).
+    pub size: Vec3,
+    /// Absolute position, model space.
+    pub position: Vec3,
+    /// MMD Euler angles (radians), applied as `Ry · Rx · Rz`.
+    pub rotation: Vec3,
+    /// Mass.
+    pub mass: f32,
+    /// Linear damping.
+    pub linear_damping: f32,
+    /// Angular damping.
+    pub angular_damping: f32,
+    /// Restitution.
+    pub restitution: f32,
+    /// Friction.
+    pub friction: f32,
+    /// Mode.
+    pub mode: PhysicsMode,
+}
+
+/// A six-axis spring joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MmdJoint {
+    /// Name.
+    pub name: String,
+    /// Body A index (may be invalid in a file; the reader checks).
+    pub body_a: i64,
+    /// Body B index.
+    pub body_b: i64,
+    /// Position.
+    pub position: Vec3,
+    /// MMD Euler angles.
+    pub rotation: Vec3,
+    /// Translation limits.
+    pub linear_lower: Vec3,
+    /// Translation limits.
+    pub linear_upper: Vec3,
+    /// Rotation limits.
+    pub angular_lower: Vec3,
+    /// Rotation limits.
+    pub angular_upper: Vec3,
+    /// Translation springs.
+    pub spring_linear: Vec3,
+    /// Rotation springs.
+    pub spring_angular: Vec3,
+}
+
+/// Errors of building a model from a parsed file.
+#[derive(Debug, Error)]
+pub enum MmdError {
+    /// The file could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// The bytes are neither PMX nor PMD.
+    #[error("not a PMX or PMD file (starts with {0:?})")]
+    UnknownFormat(Vec<u8>),
+    /// The model has no bones.
+    #[error("model has no bones")]
+    NoBones,
+    /// The skeleton could not be built.
+    #[error("skeleton: {0}")]
+    Skeleton(#[from] sinew::SkeletonError),
+}
+
+/// A loaded MMD model.
+#[derive(Clone, Debug)]
+pub struct MmdModel {
+    /// Model name.
+    pub name: String,
+    /// Source format.
+    pub format: MmdFormat,
+    /// Bones in file order.
+    pub bones: Vec<MmdBone>,
+    /// Rigid bodies in file order.
+    pub rigid_bodies: Vec<MmdRigidBody>,
+    /// Joints in file order (six-axis spring joints; PMX joints of other kinds are kept too).
+    pub joints: Vec<MmdJoint>,
+    /// Morph names (PMD: without the "base" morph).
+    pub morph_names: Vec<String>,
+    /// Repairs made while loading, one line each.
+    pub warnings: Vec<String>,
+    /// The sinew skeleton: source index = file index.
+    pub skeleton: Arc<Skeleton>,
+    /// Bones in MMD evaluation order: stable-sorted by (after physics, layer), file order within.
+    pub eval_order: Vec<usize>,
+}
+
+fn index(i: i64, len: usize) -> Option<usize> {
+    (0..len as i64).contains(&i).then_some(i as usize)
+}
+
+fn ordered(a: Vec3, b: Vec3) -> (Vec3, Vec3) {
+    (a.min(b), a.max(b))
+}
+
+impl MmdModel {
+    /// Loads a PMX or PMD file from bytes (by magic).
+    ///
+    /// # Errors
+    /// [`MmdError`] for unparsable bytes or a model that cannot be built.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, MmdError> {
+        if bytes.starts_with(b"PMX ") {
+            Self::from_pmx(&Pmx::parse(bytes)?)
+        } else if bytes.starts_with(b"Pmd") {
+            Self::from_pmd(&Pmd::parse(bytes)?)
+        } else {
+            Err(MmdError::UnknownFormat(
+                bytes.iter().take(4).copied().collect(),
+            ))
+        }
+    }
+
+    /// Builds a model from a parsed PMX.
+    ///
+    /// # Errors
+    /// [`MmdError::NoBones`] or a skeleton error.
+    pub fn from_pmx(pmx: &Pmx) -> Result<Self, MmdError> {
+        let n = pmx.bones.len();
+        let mut warnings = Vec::new();
+        let mut bones = Vec::with_capacity(n);
+        for (i, b) in pmx.bones.iter().enumerate() {
+            let parent = index(b.parent as i64, n).filter(|&p| p != i);
+            if b.parent >= 0 && parent.is_none() {
+                warnings.push(format!(
+                    "bone {i} \"{}\": parent {} is invalid; made a root",
+                    b.name, b.parent
+                ));
+            }
+            let append = b.append.and_then(|a| {
+                let source = index(a.parent as i64, n).filter(|&s| s != i);
+                if source.is_none() {
+                    warnings.push(format!(
+                        "bone {i} \"{}\": append source {} is invalid; append ignored",
+                        b.name, a.parent
+                    ));
+                }
+                source.map(|source| MmdAppend {
+                    source,
+                    ratio: a.ratio,
+                    rotation: b.flags.append_rotate(),
+                    translation: b.flags.append_translate(),
+                    local: b.flags.local_append(),
+                })
+            });
+            let fixed_axis = b.fixed_axis.filter(|_| b.flags.fixed_axis()).map(|a| {
+                if a.length_squared() > 0.0 {
+                    a.normalize()
+                } else {
+                    Vec3::ZERO
+                }
+            });
+            let ik = b.ik.as_ref().filter(|_| b.flags.ik()).and_then(|ik| {
+                let Some(effector) = index(ik.effector as i64, n) else {
+                    warnings.push(format!(
+                        "bone {i} \"{}\": IK effector {} is invalid; IK ignored",
+                        b.name, ik.effector
+                    ));
+                    return None;
+                };
+                let links: Vec<MmdIkLink> = ik
+                    .links
+                    .iter()
+                    .filter_map(|l| {
+                        let bone = index(l.bone as i64, n);
+                        if bone.is_none() {
+                            warnings.push(format!(
+                                "bone {i} \"{}\": IK link {} is invalid; link dropped",
+                                b.name, l.bone
+                            ));
+                        }
+                        bone.map(|bone| MmdIkLink {
+                            bone,
+                            limit: l.limit.map(|(lo, hi)| ordered(lo, hi)),
+                        })
+                    })
+                    .collect();
+                if links.is_empty() {
+                    warnings.push(format!(
+                        "bone {i} \"{}\": IK has no valid link; IK ignored",
+                        b.name
+                    ));
+                    return None;
+                }
+                Some(MmdIk {
+                    effector,
+                    iterations: ik.loop_count.clamp(0, 256) as u32,
+                    limit_angle: ik.limit_angle,
+                    links,
+                })
+            });
+            bones.push(MmdBone {
+                name: b.name.clone(),
+                parent,
+                position: b.position,
+                rest_offset: Vec3::ZERO,
+                layer: b.layer,
+                after_physics: b.flags.after_physics(),
+                append,
+                fixed_axis,
+                ik,
+            });
+        }
+        let rigid_bodies = pmx
+            .rigid_bodies
+            .iter()
+            .map(|r| MmdRigidBody {
+                name: r.name.clone(),
+                bone: index(r.bone as i64, n),
+                group: r.group,
+                no_collision_mask: r.no_collision_mask,
+                shape: r.shape,
+                size: r.size,
+                position: r.position,
+                rotation: r.rotation,
+                mass: r.mass,
+                linear_damping: r.linear_damping,
+                angular_damping: r.angular_damping,
+                restitution: r.restitution,
+                friction: r.friction,
+                mode: r.mode,
+            })
+            .collect();
+        let joints = pmx
+            .joints
+            .iter()
+            .filter(|j| {
+                let spring = matches!(j.kind, PmxJointKind::Spring6Dof);
+                if !spring {
+                    warnings.push(format!(
+                        "joint \"{}\": kind {:?} is read as a six-axis spring joint",
+                        j.name, j.kind
+                    ));
+                }
+                true
+            })
+            .map(|j| MmdJoint {
+                name: j.name.clone(),
+                body_a: j.body_a as i64,
+                body_b: j.body_b as i64,
+                position: j.position,
+                rotation: j.rotation,
+                linear_lower: j.linear_lower,
+                linear_upper: j.linear_upper,
+                angular_lower: j.angular_lower,
+                angular_upper: j.angular_upper,
+                spring_linear: j.spring_linear,
+                spring_angular: j.spring_angular,
+            })
+            .collect();
+        Self::finish(
+            pmx.name.clone(),
+            MmdFormat::Pmx,
+            bones,
+            rigid_bodies,
+            joints,
+            pmx.morphs.iter().map(|m| m.name.clone()).collect(),
+            warnings,
+        )
+    }
+
+    /// Builds a model from a parsed PMD (see the module docs for the conversions).
+    ///
+    /// # Errors
+    /// [`MmdError::NoBones`] or a skeleton error.
+    pub fn from_pmd(pmd: &Pmd) -> Result<Self, MmdError> {
+        let n = pmd.bones.len();
+        let mut warnings = Vec::new();
+        let is_ik_bone: Vec<bool> = (0..n)
+            .map(|i| pmd.iks.iter().any(|ik| ik.ik_bone as usize == i))
+            .collect();
+        let knee_limit = (Vec3::new(-180.0, 0.0, 0.0), Vec3::new(-0.5, 0.0, 0.0));
+        let mut bones: Vec<MmdBone> = Vec::with_capacity(n);
+        for (i, b) in pmd.bones.iter().enumerate() {
+            let parent = index(b.parent as i16 as i64, n).filter(|&p| p != i);
+            let mut bone = MmdBone {
+                name: b.name.clone(),
+                parent,
+                position: b.position,
+                rest_offset: Vec3::ZERO,
+                layer: 0,
+                after_physics: false,
+                append: None,
+                fixed_axis: None,
+                ik: None,
+            };
+            match b.kind {
+                5 => {
+                    // Rotation effect: append rotation from the tail bone, ratio ik_parent / 100.
+                    match index(b.tail as i16 as i64, n) {
+                        Some(source) if source != i => {
+                            bone.append = Some(MmdAppend {
+                                source,
+                                ratio: f32::from(b.ik_parent) * 0.01,
+                                rotation: true,
+                                translation: false,
+                                local: false,
+                            });
+                        }
+                        _ => warnings.push(format!(
+                            "bone {i} \"{}\": rotation-effect source {} is invalid; ignored",
+                            b.name, b.tail
+                        )),
+                    }
+                }
+                8 | 9 => {
+                    let tail = index(b.tail as i16 as i64, n).unwrap_or(0);
+                    let axis = pmd.bones[tail].position - b.position;
+                    if b.kind == 8 && axis.length_squared() > 0.0 {
+                        bone.fixed_axis = Some(axis.normalize());
+                    }
+                }
+                _ => {}
+            }
+            if is_ik_bone[i] || b.kind == 2 {
+                bone.layer = 1;
+            }
+            bones.push(bone);
+        }
+        // IK chains; a second chain on the same bone goes to an extra bone "name+".
+        for ik in &pmd.iks {
+            let Some(owner) = index(i64::from(ik.ik_bone), n) else {
+                warnings.push(format!("IK on bone {} is invalid; ignored", ik.ik_bone));
+                continue;
+            };
+            let Some(effector) = index(i64::from(ik.effector), n) else {
+                warnings.push(format!(
+                    "IK on bone {owner}: effector {} is invalid; ignored",
+                    ik.effector
+                ));
+                continue;
+            };
+            let links: Vec<MmdIkLink> = ik
+                .links
+                .iter()
+                .filter_map(|&l| index(i64::from(l), n))
+                .map(|bone| MmdIkLink {
+                    bone,
+                    limit: pmd.bones[bone].name.contains("ひざ").then_some(knee_limit),
+                })
+                .collect();
+            if links.is_empty() {
+                warnings.push(format!("IK on bone {owner}: no valid link; ignored"));
+                continue;
+            }
+            let solver = MmdIk {
+                effector,
+                iterations: u32::from(ik.iterations).min(256),
+                limit_angle: ik.limit_angle * 4.0,
+                links,
+            };
+            if bones[owner].ik.is_none() {
+                bones[owner].ik = Some(solver);
+            } else {
+                let extra = MmdBone {
+                    name: format!("{}+", bones[owner].name),
+                    parent: Some(owner),
+                    position: bones[owner].position,
+                    rest_offset: Vec3::ZERO,
+                    layer: bones[owner].layer,
+                    after_physics: false,
+                    append: None,
+                    fixed_axis: None,
+                    ik: Some(solver),
+                };
+                warnings.push(format!(
+                    "bone {owner}: second IK chain moved to extra bone \"{}\"",
+                    extra.name
+                ));
+                bones.push(extra);
+            }
+        }
+        let rigid_bodies = pmd
+            .rigid_bodies
+            .iter()
+            .map(|r| {
+                let bone = index(r.bone as i16 as i64, n);
+                let anchor = pmd
+                    .bones
+                    .get(bone.unwrap_or(0))
+                    .map_or(Vec3::ZERO, |b| b.position);
+                MmdRigidBody {
+                    name: r.name.clone(),
+                    bone,
+                    group: r.group,
+                    no_collision_mask: r.no_collision_mask,
+                    shape: r.shape,
+                    size: r.size,
+                    position: r.position + anchor,
+                    rotation: r.rotation,
+                    mass: r.mass,
+                    linear_damping: r.linear_damping,
+                    angular_damping: r.angular_damping,
+                    restitution: r.restitution,
+                    friction: r.friction,
+                    mode: r.mode,
+                }
+            })
+            .collect();
+        let joints = pmd
+            .joints
+            .iter()
+            .map(|j| MmdJoint {
+                name: j.name.clone(),
+                body_a: i64::from(j.body_a as i32),
+                body_b: i64::from(j.body_b as i32),
+                position: j.position,
+                rotation: j.rotation,
+                linear_lower: j.linear_lower,
+                linear_upper: j.linear_upper,
+                angular_lower: j.angular_lower,
+                angular_upper: j.angular_upper,
+                spring_linear: j.spring_linear,
+                spring_angular: j.spring_angular,
+            })
+            .collect();
+        let morph_names = pmd.morphs.iter().skip(1).map(|m| m.name.clone()).collect();
+        Self::finish(
+            pmd.name.clone(),
+            MmdFormat::Pmd,
+            bones,
+            rigid_bodies,
+            joints,
+            morph_names,
+            warnings,
+        )
+    }
+
+    fn finish(
+        name: String,
+        format: MmdFormat,
+        mut bones: Vec<MmdBone>,
+        rigid_bodies: Vec<MmdRigidBody>,
+        joints: Vec<MmdJoint>,
+        morph_names: Vec<String>,
+        mut warnings: Vec<String>,
+    ) -> Result<Self, MmdError> {
+        if bones.is_empty() {
+            return Err(MmdError::NoBones);
+        }
+        // Break parent cycles (a malformed file): the bone that closes a loop becomes a root.
+        for i in 0..bones.len() {
+            let mut seen = 0;
+            let mut p = bones[i].parent;
+            while let Some(q) = p {
+                seen += 1;
+                if q == i || seen > bones.len() {
+                    warnings.push(format!(
+                        "bone {i} \"{}\": parent cycle; made a root",
+                        bones[i].name
+                    ));
+                    bones[i].parent = None;
+                    break;
+                }
+                p = bones[q].parent;
+            }
+        }
+        for i in 0..bones.len() {
+            bones[i].rest_offset = match bones[i].parent {
+                Some(p) => bones[i].position - bones[p].position,
+                None => bones[i].position,
+            };
+        }
+        // Unique names for the skeleton.
+        let mut seen = std::collections::HashSet::new();
+        let mut builder = SkeletonBuilder::new();
+        for (i, b) in bones.iter_mut().enumerate() {
+            if !seen.insert(b.name.clone()) || b.name.is_empty() {
+                let renamed = format!("{}#{i}", b.name);
+                warnings.push(format!(
+                    "bone {i}: duplicate or empty name \"{}\" renamed \"{renamed}\"",
+                    b.name
+                ));
+                b.name = renamed;
+                seen.insert(b.name.clone());
+            }
+        }
+        for b in &bones {
+            let parent = b.parent.map_or(Parent::Root, Parent::Index);
+            builder.push(
+                b.name.clone(),
+                parent,
+                Transform::from_translation(b.rest_offset),
+            );
+        }
+        let skeleton = builder.build()?;
+        let mut eval_order: Vec<usize> = (0..bones.len()).collect();
+        eval_order.sort_by_key(|&i| (bones[i].after_physics, bones[i].layer));
+        Ok(Self {
+            name,
+            format,
+            bones,
+            rigid_bodies,
+            joints,
+            morph_names,
+            warnings,
+            skeleton,
+            eval_order,
+        })
+    }
+
+    /// The file index of a bone by name.
+    #[must_use]
+    pub fn bone_index(&self, name: &str) -> Option<usize> {
+        self.bones.iter().position(|b| b.name == name)
+    }
+}

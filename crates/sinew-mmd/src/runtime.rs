@@ -1,0 +1,549 @@
+//! MMD's own frame evaluation, bone by bone, as babylon-mmd 1.3.0 (after saba) does it.
+//!
+//! One frame ([`MmdInstance::evaluate`]):
+//!
+//! 1. every world matrix is reset to identity, IK and append state cleared;
+//! 2. bones are visited in [`MmdModel::eval_order`] (deform layer, then file order; bones
+//!    flagged "after physics" last). Each visit: animated rotation (a fixed-axis bone keeps
+//!    only the rotation's angle about its axis) and translation → append (inherit) → IK
+//!    rotation → `world = parent_world × local` (reading the parent's matrix *as it is then*: a
+//!    child listed before its parent sees an identity parent, as in MMD) → if the bone owns an
+//!    enabled IK, the IK is solved there and then;
+//! 3. the IK is MMD's CCD: per iteration each link turns about the axis between
+//!    (link → effector) and (link → IK bone) by at most `limit_angle × (link index + 1)`; a
+//!    link with angle limits uses the single limited axis (knees) for the first half of the
+//!    iterations, Euler limits in the order YXZ / ZYX / XZY chosen by which axis stays within
+//!    ±90°, reflected back into range during the first half and clamped after; the chain
+//!    below the link is re-evaluated after every step.
+//!
+//! Rule sources: babylon-mmd `ikSolver.ts`, `mmdRuntimeBone.ts`, `appendTransformSolver.ts`
+//! (MIT), which document their own debt to saba's `MMDIkSolver.cpp`.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
+
+use crate::model::{MmdIkLink, MmdModel};
+
+/// What one evaluation applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvalOptions {
+    /// Apply append (grant) bones.
+    pub append: bool,
+    /// Solve IK.
+    pub ik: bool,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        Self {
+            append: true,
+            ik: true,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SolveAxis {
+    None,
+    Fixed,
+    X,
+    Y,
+    Z,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EulerOrder {
+    Yxz,
+    Zyx,
+    Xzy,
+}
+
+/// Per-link solver data derived once from the limits.
+#[derive(Clone, Copy, Debug)]
+struct LinkInfo {
+    axis: SolveAxis,
+    order: EulerOrder,
+}
+
+fn link_info(link: &MmdIkLink) -> LinkInfo {
+    let Some((min, max)) = link.limit else {
+        return LinkInfo {
+            axis: SolveAxis::None,
+            order: EulerOrder::Xzy,
+        };
+    };
+    let half_pi = std::f32::consts::FRAC_PI_2;
+    let order = if -half_pi < min.x && max.x < half_pi {
+        EulerOrder::Yxz
+    } else if -half_pi < min.y && max.y < half_pi {
+        EulerOrder::Zyx
+    } else {
+        EulerOrder::Xzy
+    };
+    let zero = |a: f32, b: f32| a == 0.0 && b == 0.0;
+    let (x, y, z) = (zero(min.x, max.x), zero(min.y, max.y), zero(min.z, max.z));
+    let axis = if x && y && z {
+        SolveAxis::Fixed
+    } else if y && z {
+        SolveAxis::X
+    } else if x && z {
+        SolveAxis::Y
+    } else if x && y {
+        SolveAxis::Z
+    } else {
+        SolveAxis::None
+    };
+    LinkInfo { axis, order }
+}
+
+fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
+    if angle < min {
+        let diff = 2.0 * min - angle;
+        if diff <= max && use_axis {
+            diff
+        } else {
+            min
+        }
+    } else if angle > max {
+        let diff = 2.0 * max - angle;
+        if diff >= min && use_axis {
+            diff
+        } else {
+            max
+        }
+    } else {
+        angle
+    }
+}
+
+/// One character evaluated the MMD way. Holds the animated input (per file bone: translation
+/// offset from rest and rotation), IK toggles, and the world matrices in file order.
+#[derive(Clone, Debug)]
+pub struct MmdInstance {
+    model: Arc<MmdModel>,
+    /// Animated translation offset from the rest position, per file bone (VMD/VPD "t").
+    pub translation: Vec<Vec3>,
+    /// Animated local rotation, per file bone (VMD/VPD "r").
+    pub rotation: Vec<Quat>,
+    ik_enabled: Vec<bool>,
+    world: Vec<Affine3A>,
+    is_chain: Vec<bool>,
+    ik_rotation: Vec<Quat>,
+    chain_rotation: Vec<Quat>,
+    chain_position: Vec<Vec3>,
+    append_rotation: Vec<Quat>,
+    append_position: Vec<Vec3>,
+    has_append_rotation: Vec<bool>,
+    has_append_position: Vec<bool>,
+    children: Vec<Vec<usize>>,
+    link_info: Vec<Vec<LinkInfo>>,
+    stack: Vec<usize>,
+    options: EvalOptions,
+}
+
+impl MmdInstance {
+    /// A new instance in rest pose, all IK enabled.
+    #[must_use]
+    pub fn new(model: Arc<MmdModel>) -> Self {
+        let n = model.bones.len();
+        let mut is_chain = vec![false; n];
+        let mut children = vec![Vec::new(); n];
+        let mut infos = vec![Vec::new(); n];
+        for (i, b) in model.bones.iter().enumerate() {
+            if let Some(p) = b.parent {
+                children[p].push(i);
+            }
+            if let Some(ik) = &b.ik {
+                for l in &ik.links {
+                    is_chain[l.bone] = true;
+                }
+                infos[i] = ik.links.iter().map(link_info).collect();
+            }
+        }
+        Self {
+            translation: vec![Vec3::ZERO; n],
+            rotation: vec![Quat::IDENTITY; n],
+            ik_enabled: vec![true; n],
+            world: vec![Affine3A::IDENTITY; n],
+            is_chain,
+            ik_rotation: vec![Quat::IDENTITY; n],
+            chain_rotation: vec![Quat::IDENTITY; n],
+            chain_position: vec![Vec3::ZERO; n],
+            append_rotation: vec![Quat::IDENTITY; n],
+            append_position: vec![Vec3::ZERO; n],
+            has_append_rotation: vec![false; n],
+            has_append_position: vec![false; n],
+            children,
+            link_info: infos,
+            stack: Vec::with_capacity(n),
+            options: EvalOptions::default(),
+            model,
+        }
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(&self) -> &Arc<MmdModel> {
+        &self.model
+    }
+
+    /// World (model-space) matrices in file order, from the last evaluation.
+    #[must_use]
+    pub fn world(&self) -> &[Affine3A] {
+        &self.world
+    }
+
+    /// Enables or disables the IK owned by bone `bone` (file index). Returns false when the
+    /// bone owns no IK.
+    pub fn set_ik_enabled(&mut self, bone: usize, enabled: bool) -> bool {
+        match self.model.bones.get(bone) {
+            Some(b) if b.ik.is_some() => {
+                self.ik_enabled[bone] = enabled;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the IK owned by `bone` is enabled (true for bones without IK).
+    #[must_use]
+    pub fn is_ik_enabled(&self, bone: usize) -> bool {
+        self.ik_enabled.get(bone).copied().unwrap_or(true)
+    }
+
+    /// Resets the animated input to the rest pose.
+    pub fn reset_pose(&mut self) {
+        self.translation.fill(Vec3::ZERO);
+        self.rotation.fill(Quat::IDENTITY);
+    }
+
+    /// Evaluates every bone (before- and after-physics passes back to back, physics off).
+    pub fn evaluate(&mut self, options: EvalOptions) {
+        self.evaluate_before_physics(options);
+        self.evaluate_after_physics();
+    }
+
+    /// Resets and evaluates the bones that are not "after physics".
+    pub fn evaluate_before_physics(&mut self, options: EvalOptions) {
+        self.options = options;
+        self.world.fill(Affine3A::IDENTITY);
+        self.ik_rotation.fill(Quat::IDENTITY);
+        self.chain_rotation.fill(Quat::IDENTITY);
+        self.chain_position.fill(Vec3::ZERO);
+        self.append_rotation.fill(Quat::IDENTITY);
+        self.append_position.fill(Vec3::ZERO);
+        let model = Arc::clone(&self.model);
+        for &i in &model.eval_order {
+            if !model.bones[i].after_physics {
+                self.update_world(i, true);
+            }
+        }
+    }
+
+    /// Evaluates the bones flagged "after physics" (call after physics wrote the others).
+    pub fn evaluate_after_physics(&mut self) {
+        let model = Arc::clone(&self.model);
+        for &i in &model.eval_order {
+            if model.bones[i].after_physics {
+                self.update_world(i, true);
+            }
+        }
+    }
+
+    /// Writes the evaluated pose into sinew local transforms (skeleton order):
+    /// `local = parent_world⁻¹ × world`.
+    ///
+    /// # Panics
+    /// If `locals` is not the skeleton's length.
+    pub fn write_locals(&self, locals: &mut [sinew::Transform]) {
+        let s = &self.model.skeleton;
+        assert_eq!(locals.len(), s.len());
+        for (i, b) in self.model.bones.iter().enumerate() {
+            let local = match b.parent {
+                Some(p) => self.world[p].inverse() * self.world[i],
+                None => self.world[i],
+            };
+            if let (Some(id), Some(t)) = (
+                s.from_source_index(i),
+                sinew::Transform::try_from_affine(&local),
+            ) {
+                locals[id.index()] = t;
+            }
+        }
+    }
+
+    fn animated_rotation(&self, i: usize) -> Quat {
+        let q = self.rotation[i];
+        match self.model.bones[i].fixed_axis {
+            None => q,
+            Some(axis) if axis == Vec3::ZERO => Quat::IDENTITY,
+            Some(axis) => {
+                let (anim_axis, angle) = axis_angle(q);
+                let angle = if anim_axis.dot(axis) < 0.0 {
+                    -angle
+                } else {
+                    angle
+                };
+                Quat::from_axis_angle(axis, angle)
+            }
+        }
+    }
+
+    fn update_world(&mut self, i: usize, compute_ik: bool) {
+        let mut rotation = self.animated_rotation(i);
+        let mut position = self.translation[i];
+        let (append, has_ik) = {
+            let bone = &self.model.bones[i];
+            (bone.append, bone.ik.is_some())
+        };
+        if self.options.append {
+            if let Some(a) = append {
+                let src = a.source;
+                if a.rotation {
+                    let mut q = if a.local {
+                        Quat::from_mat3a(&orthonormal(&self.world[src].matrix3))
+                    } else if self.has_append_rotation[src] {
+                        self.append_rotation[src]
+                    } else {
+                        self.animated_rotation(src)
+                    };
+                    if self.is_chain[src] && !a.local {
+                        q = self.ik_rotation[src] * q;
+                    }
+                    if a.ratio != 1.0 {
+                        q = Quat::IDENTITY.slerp(q, a.ratio);
+                    }
+                    rotation *= q;
+                    self.append_rotation[i] = rotation;
+                    self.has_append_rotation[i] = true;
+                }
+                if a.translation {
+                    let mut p = if a.local {
+                        let src_pos = Vec3A::from(self.model.bones[src].position);
+                        Vec3::from(self.world[src].translation - self.world[src].matrix3 * src_pos)
+                    } else if self.has_append_position[src] {
+                        self.append_position[src]
+                    } else {
+                        self.translation[src]
+                    };
+                    if a.ratio != 1.0 {
+                        p *= a.ratio;
+                    }
+                    position += p;
+                    self.append_position[i] = position;
+                    self.has_append_position[i] = true;
+                }
+            }
+        }
+        if self.is_chain[i] {
+            self.chain_rotation[i] = rotation;
+            self.chain_position[i] = position;
+            rotation = self.ik_rotation[i] * rotation;
+        }
+        self.set_world(i, rotation, position);
+        if compute_ik && self.options.ik && self.ik_enabled[i] && has_ik {
+            self.solve_ik(i);
+        }
+    }
+
+    fn set_world(&mut self, i: usize, rotation: Quat, position: Vec3) {
+        let bone = &self.model.bones[i];
+        let local = Affine3A::from_rotation_translation(rotation, bone.rest_offset + position);
+        self.world[i] = match bone.parent {
+            Some(p) => self.world[p] * local,
+            None => local,
+        };
+    }
+
+    fn update_ik_chain_world(&mut self, b: usize) {
+        let rotation = self.ik_rotation[b] * self.chain_rotation[b];
+        self.set_world(b, rotation, self.chain_position[b]);
+        self.stack.clear();
+        self.stack.extend(self.children[b].iter().copied());
+        while let Some(c) = self.stack.pop() {
+            self.update_world(c, false);
+            let n = self.children[c].len();
+            for k in 0..n {
+                let cc = self.children[c][k];
+                self.stack.push(cc);
+            }
+        }
+    }
+
+    fn position(&self, i: usize) -> Vec3 {
+        self.world[i].translation.into()
+    }
+
+    fn solve_ik(&mut self, owner: usize) {
+        let model = Arc::clone(&self.model);
+        let Some(ik) = &model.bones[owner].ik else {
+            return;
+        };
+        for l in &ik.links {
+            self.ik_rotation[l.bone] = Quat::IDENTITY;
+        }
+        let ik_position = self.position(owner);
+        self.update_world(ik.effector, true);
+        let mut target = self.position(ik.effector);
+        if ik_position.distance_squared(target) < 1e-8 {
+            return;
+        }
+        for l in ik.links.iter().rev() {
+            self.update_world(l.bone, false);
+        }
+        self.update_world(ik.effector, false);
+        target = self.position(ik.effector);
+        if ik_position.distance_squared(target) < 1e-8 {
+            return;
+        }
+        let half = ik.iterations >> 1;
+        for it in 0..ik.iterations {
+            for (ci, link) in ik.links.iter().enumerate() {
+                let info = self.link_info[owner][ci];
+                if info.axis != SolveAxis::Fixed {
+                    self.solve_link(
+                        ik.limit_angle,
+                        &ik.links,
+                        ik.effector,
+                        ci,
+                        link,
+                        info,
+                        ik_position,
+                        &mut target,
+                        it < half,
+                    );
+                }
+            }
+            if ik_position.distance_squared(target) < 1e-8 {
+                break;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn solve_link(
+        &mut self,
+        unit_angle: f32,
+        links: &[MmdIkLink],
+        effector: usize,
+        ci: usize,
+        link: &MmdIkLink,
+        info: LinkInfo,
+        ik_position: Vec3,
+        target: &mut Vec3,
+        use_axis: bool,
+    ) {
+        let b = link.bone;
+        let chain_position = self.position(b);
+        let to_target = (chain_position - *target).normalize_or_zero();
+        let to_ik = (chain_position - ik_position).normalize_or_zero();
+        let mut axis = to_target.cross(to_ik);
+        if axis.length_squared() < 1e-8 {
+            return;
+        }
+        let parent_rotation = match self.model.bones[b].parent {
+            Some(p) => self.world[p].matrix3,
+            None => Mat3A::IDENTITY,
+        };
+        let limited = link.limit.is_some();
+        let sign = |v: Vec3A| {
+            if axis.dot(Vec3::from(v)) >= 0.0 {
+                1.0
+            } else {
+                -1.0
+            }
+        };
+        if limited && use_axis {
+            axis = match info.axis {
+                SolveAxis::X => Vec3::X * sign(parent_rotation.x_axis),
+                SolveAxis::Y => Vec3::Y * sign(parent_rotation.y_axis),
+                SolveAxis::Z => Vec3::Z * sign(parent_rotation.z_axis),
+                _ => (parent_rotation.transpose() * Vec3A::from(axis))
+                    .normalize()
+                    .into(),
+            };
+        } else {
+            axis = (parent_rotation.transpose() * Vec3A::from(axis))
+                .normalize()
+                .into();
+        }
+        let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
+        let angle = (unit_angle * (ci as f32 + 1.0)).min(dot.acos());
+        self.ik_rotation[b] = Quat::from_axis_angle(axis, angle) * self.ik_rotation[b];
+        if let Some((min, max)) = link.limit {
+            let q = self.ik_rotation[b] * self.chain_rotation[b];
+            let m = Mat3::from_quat(q);
+            let threshold = 88.0f32.to_radians();
+            let clamp88 = |a: f32| a.clamp(-threshold, threshold);
+            let rebuilt = match info.order {
+                EulerOrder::Yxz => {
+                    let rx = clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin());
+                    let ry = m.z_axis.x.atan2(m.z_axis.z);
+                    let rz = m.x_axis.y.atan2(m.y_axis.y);
+                    let (rx, ry, rz) = (
+                        limit_angle(rx, min.x, max.x, use_axis),
+                        limit_angle(ry, min.y, max.y, use_axis),
+                        limit_angle(rz, min.z, max.z, use_axis),
+                    );
+                    Quat::from_rotation_y(ry)
+                        * Quat::from_rotation_x(rx)
+                        * Quat::from_rotation_z(rz)
+                }
+                EulerOrder::Zyx => {
+                    let ry = clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin());
+                    let rx = m.y_axis.z.atan2(m.z_axis.z);
+                    let rz = m.x_axis.y.atan2(m.x_axis.x);
+                    let (rx, ry, rz) = (
+                        limit_angle(rx, min.x, max.x, use_axis),
+                        limit_angle(ry, min.y, max.y, use_axis),
+                        limit_angle(rz, min.z, max.z, use_axis),
+                    );
+                    Quat::from_rotation_z(rz)
+                        * Quat::from_rotation_y(ry)
+                        * Quat::from_rotation_x(rx)
+                }
+                EulerOrder::Xzy => {
+                    let rz = clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin());
+                    let rx = m.y_axis.z.atan2(m.y_axis.y);
+                    let ry = m.z_axis.x.atan2(m.x_axis.x);
+                    let (rx, ry, rz) = (
+                        limit_angle(rx, min.x, max.x, use_axis),
+                        limit_angle(ry, min.y, max.y, use_axis),
+                        limit_angle(rz, min.z, max.z, use_axis),
+                    );
+                    Quat::from_rotation_x(rx)
+                        * Quat::from_rotation_z(rz)
+                        * Quat::from_rotation_y(ry)
+                }
+            };
+            self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
+        }
+        for k in (0..=ci).rev() {
+            self.update_ik_chain_world(links[k].bone);
+        }
+        self.update_world(effector, false);
+        *target = self.position(effector);
+    }
+}
+
+/// Axis and angle of a unit quaternion (babylon's QuaternionToAxisAngle: angle in [0, 2π)).
+fn axis_angle(q: Quat) -> (Vec3, f32) {
+    let q = q.normalize();
+    let angle = 2.0 * q.w.clamp(-1.0, 1.0).acos();
+    let s = (1.0 - q.w * q.w).max(0.0).sqrt();
+    if s < 1e-6 {
+        (Vec3::X, angle)
+    } else {
+        (Vec3::new(q.x, q.y, q.z) / s, angle)
+    }
+}
+
+/// The rotation part of a matrix with any scale removed.
+fn orthonormal(m: &Mat3A) -> Mat3A {
+    Mat3A::from_cols(
+        m.x_axis.normalize_or_zero(),
+        m.y_axis.normalize_or_zero(),
+        m.z_axis.normalize_or_zero(),
+    )
+}
