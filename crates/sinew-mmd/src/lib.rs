@@ -37,6 +37,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod dynamics_reader;
 pub mod error;
 pub mod model;
 pub mod pmd;
@@ -50,6 +51,7 @@ pub mod vmd;
 mod vmd_writer;
 mod writer;
 
+pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
 pub use model::{MmdError, MmdFormat, MmdModel};
 pub use pmd::Pmd;

@@ -95,6 +95,8 @@ pub struct MmdBone {
     pub fixed_axis: Option<Vec3>,
     /// IK solver owned by this bone, if any.
     pub ik: Option<MmdIk>,
+    /// The tail as a non-zero offset vector (PMX "tail is an offset"), if so.
+    pub tail_offset: Option<Vec3>,
 }
 
 /// A rigid body as the generic physics table needs it (absolute position, MMD Euler angles).
@@ -310,6 +312,10 @@ impl MmdModel {
                 append,
                 fixed_axis,
                 ik,
+                tail_offset: match b.tail {
+                    crate::pmx::PmxBoneTail::Offset(v) if v != Vec3::ZERO => Some(v),
+                    _ => None,
+                },
             });
         }
         let rigid_bodies = pmx
@@ -394,6 +400,7 @@ impl MmdModel {
                 append: None,
                 fixed_axis: None,
                 ik: None,
+                tail_offset: None,
             };
             match b.kind {
                 5 => {
@@ -414,10 +421,11 @@ impl MmdModel {
                         )),
                     }
                 }
-                8 | 9 => {
+                8 => {
+                    // Twist: rotation only about the axis towards the tail bone (bone 0 when invalid).
                     let tail = index(b.tail as i16 as i64, n).unwrap_or(0);
                     let axis = pmd.bones[tail].position - b.position;
-                    if b.kind == 8 && axis.length_squared() > 0.0 {
+                    if axis.length_squared() > 0.0 {
                         bone.fixed_axis = Some(axis.normalize());
                     }
                 }
@@ -473,6 +481,7 @@ impl MmdModel {
                     append: None,
                     fixed_axis: None,
                     ik: Some(solver),
+                    tail_offset: None,
                 };
                 warnings.push(format!(
                     "bone {owner}: second IK chain moved to extra bone \"{}\"",

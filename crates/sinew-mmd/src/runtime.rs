@@ -469,7 +469,8 @@ impl MmdInstance {
                 .into();
         }
         let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
-        let angle = (unit_angle * (ci as f32 + 1.0)).min(dot.acos());
+        // A negative limit in a file would turn links backwards; its magnitude is meant.
+        let angle = (unit_angle.abs() * (ci as f32 + 1.0)).min(dot.acos());
         self.ik_rotation[b] = Quat::from_axis_angle(axis, angle) * self.ik_rotation[b];
         if let Some((min, max)) = link.limit {
             let q = self.ik_rotation[b] * self.chain_rotation[b];

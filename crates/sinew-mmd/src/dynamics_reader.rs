@@ -1,0 +1,354 @@
+//! The MMD reader: an [`MmdModel`] into sinew's generic definitions, following the
+//! specification's "Actual Default Behavior of Format Readers".
+//!
+//! * IK: the controller (IK) bone's name is the chain name; the file's tip→base links are
+//!   reversed to base→tip; positive iteration counts capped at 256 (others: the chain is left
+//!   out); tolerance `1e-4`; step angle = |limit angle|; authored-pose takeover on; an Euler
+//!   limit with exactly one non-zero axis becomes a `Hinge` about that axis (the Euler box is
+//!   kept too, for the CCD solver), other limits a `RotationLimit`; `Direction` mode for a
+//!   single-link chain whose controller sits on the effector at bind and has a vector tail.
+//!   Chains without a valid effector or links, or whose links are not in ancestry order, are
+//!   left out (and listed in the returned report).
+//! * Bone constraints: append → [`TransformInheritance`] (ratio, translation, rotation; a
+//!   *local* append has no generic equivalent and is read as a non-local one, reported);
+//!   fixed axis → the constraint's fixed axis (MMD bones have no rest rotation, so model axes
+//!   are local axes).
+//! * Physics: bodies in authored order with their bones, MMD Euler angles (`Ry·Rx·Rz`)
+//!   converted to the generic XYZ convention, modes mapped (follow bone → kinematic, dynamic,
+//!   dynamic with bone position → dynamic-rotation); joints whose body indices are invalid or
+//!   equal are left out; the imported unit scale; no profile required; rigid writeback; radius
+//!   scale 1; no bind-pose followers.
+
+use glam::{Quat, Vec3};
+use sinew::dynamics::{
+    BodyMode, BonePoseConstraint, ChainSolver, DynamicsError, IkChain, IkChainParams, IkLink,
+    Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
+    SkeletonDynamicsReader, TargetMode, TransformInheritance,
+};
+use sinew::ik::{Hinge, IkJoint, RotationLimit};
+use sinew::math::euler_xyz_from_quat;
+use sinew::BoneId;
+
+use crate::model::MmdModel;
+use crate::pmx::{PhysicsMode, RigidShape};
+
+/// The MMD rotation of rigid bodies and joints: Euler angles applied as `Ry · Rx · Rz`.
+#[must_use]
+pub fn mmd_euler_to_quat(angles: Vec3) -> Quat {
+    Quat::from_rotation_y(angles.y)
+        * Quat::from_rotation_x(angles.x)
+        * Quat::from_rotation_z(angles.z)
+}
+
+/// Reader options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MmdReaderOptions {
+    /// Solver for the IK chains: [`ChainSolver::Ccd`] (MMD's own, default) or
+    /// [`ChainSolver::Fabrik`].
+    pub solver: ChainSolver,
+    /// Definition-to-simulation unit scale of the physics table (default 1: MMD units).
+    pub unit_scale: Vec3,
+}
+
+impl Default for MmdReaderOptions {
+    fn default() -> Self {
+        Self {
+            solver: ChainSolver::Ccd,
+            unit_scale: Vec3::ONE,
+        }
+    }
+}
+
+/// What was left out while reading, one line each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadReport {
+    /// Skipped chains, joints and approximations.
+    pub notes: Vec<String>,
+}
+
+/// Reads an [`MmdModel`] into a [`SkeletonDynamicsBuilder`] whose skeleton is the model's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MmdSkeletonDynamicsReader {
+    /// Options.
+    pub options: MmdReaderOptions,
+}
+
+fn bone(model: &MmdModel, file_index: usize) -> BoneId {
+    model
+        .skeleton
+        .from_source_index(file_index)
+        .expect("file index of a built skeleton")
+}
+
+/// Converts only the IK chains (usable for a skeleton without physics tables).
+///
+/// # Errors
+/// A [`DynamicsError`] from chain construction (never for a model built by this crate).
+pub fn read_ik(
+    model: &MmdModel,
+    builder: &mut SkeletonDynamicsBuilder,
+    options: &MmdReaderOptions,
+    report: &mut ReadReport,
+) -> Result<(), DynamicsError> {
+    let s = &model.skeleton;
+    for (owner, b) in model.bones.iter().enumerate() {
+        let Some(ik) = &b.ik else { continue };
+        if ik.iterations == 0 {
+            report.notes.push(format!(
+                "IK \"{}\": non-positive iteration count; left out",
+                b.name
+            ));
+            continue;
+        }
+        let mut links = Vec::with_capacity(ik.links.len());
+        for l in ik.links.iter().rev() {
+            let id = bone(model, l.bone);
+            let link = match l.limit {
+                None => IkLink::new(id),
+                Some((min, max)) => {
+                    let limit = RotationLimit::new(min, max)?;
+                    let nonzero: Vec<usize> =
+                        (0..3).filter(|&k| min[k] != 0.0 || max[k] != 0.0).collect();
+                    let hinge = match nonzero.as_slice() {
+                        [k] => {
+                            let axis = Vec3::AXES[*k];
+                            // Reference: the bind direction of the segment below this link, in the
+                            // plane of the hinge.
+                            let next = ik
+                                .links
+                                .iter()
+                                .rev()
+                                .skip_while(|x| x.bone != l.bone)
+                                .nth(1)
+                                .map_or(ik.effector, |x| x.bone);
+                            let seg = model.bones[next].position - model.bones[l.bone].position;
+                            let planar = seg - axis * seg.dot(axis);
+                            let reference = if planar.length_squared() > 1e-12 {
+                                planar.normalize()
+                            } else {
+                                axis.any_orthonormal_vector()
+                            };
+                            let pi = std::f32::consts::PI;
+                            Hinge::new(
+                                axis,
+                                reference,
+                                min[*k].clamp(-pi, pi),
+                                max[*k].clamp(-pi, pi),
+                            )
+                            .ok()
+                        }
+                        _ => None,
+                    };
+                    IkLink {
+                        bone: id,
+                        limit: Some(limit),
+                        joint: hinge.map(IkJoint::Hinge),
+                    }
+                }
+            };
+            links.push(link);
+        }
+        // Ancestry: each link a descendant of the previous, the effector below the last.
+        let effector = bone(model, ik.effector);
+        let ordered = links
+            .windows(2)
+            .all(|w| w[0].bone != w[1].bone && s.is_ancestor_or_self(w[0].bone, w[1].bone))
+            && links
+                .last()
+                .is_some_and(|l| l.bone != effector && s.is_ancestor_or_self(l.bone, effector));
+        if !ordered {
+            report.notes.push(format!(
+                "IK \"{}\": links are not a parent chain down to the effector; left out",
+                b.name
+            ));
+            continue;
+        }
+        let controller = bone(model, owner);
+        let direction = links.len() == 1
+            && b.tail_offset.is_some()
+            && (model.bones[owner].position - model.bones[ik.effector].position).length_squared()
+                < 1e-12;
+        let params = IkChainParams {
+            iterations: ik.iterations.clamp(1, 256),
+            tolerance: 1e-4,
+            max_rotation_step: ik.limit_angle.abs(),
+            replace_authored_rotation: true,
+            target_mode: if direction {
+                TargetMode::Direction
+            } else {
+                TargetMode::Position
+            },
+            solver: options.solver,
+        };
+        builder.ik(IkChain::with_params(
+            b.name.clone(),
+            controller,
+            effector,
+            links,
+            params,
+        )?);
+    }
+    Ok(())
+}
+
+/// Converts append (inherit) and fixed axes into generic pose constraints.
+///
+/// # Errors
+/// A [`DynamicsError`] from constraint construction (e.g. a non-finite ratio in the file).
+pub fn read_bone_constraints(
+    model: &MmdModel,
+    builder: &mut SkeletonDynamicsBuilder,
+    report: &mut ReadReport,
+) -> Result<(), DynamicsError> {
+    for (i, b) in model.bones.iter().enumerate() {
+        let inheritance = match b.append {
+            Some(a) if a.rotation || a.translation => {
+                if a.local {
+                    report.notes.push(format!(
+                        "bone \"{}\": local append read as non-local",
+                        b.name
+                    ));
+                }
+                Some(TransformInheritance::new(
+                    bone(model, a.source),
+                    a.ratio,
+                    a.translation,
+                    a.rotation,
+                )?)
+            }
+            _ => None,
+        };
+        let axis = b.fixed_axis.filter(|a| a.length_squared() >= 1e-8);
+        if inheritance.is_some() || axis.is_some() {
+            builder.pose(BonePoseConstraint::new(bone(model, i), inheritance, axis)?);
+        }
+    }
+    Ok(())
+}
+
+/// Converts the rigid body and joint tables.
+///
+/// # Errors
+/// A [`DynamicsError`] for a non-finite or negative value in a body or joint.
+pub fn read_physics(
+    model: &MmdModel,
+    builder: &mut SkeletonDynamicsBuilder,
+    options: &MmdReaderOptions,
+    report: &mut ReadReport,
+) -> Result<(), DynamicsError> {
+    let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
+    for r in &model.rigid_bodies {
+        if r.size.min_element() < 0.0 {
+            report.notes.push(format!(
+                "rigid body \"{}\": negative size {} read as its absolute value",
+                r.name, r.size
+            ));
+        }
+        bodies.push(RigidBody::new(RigidBodyDesc {
+            name: r.name.clone(),
+            alias: String::new(),
+            bone: r.bone.map(|b| bone(model, b)),
+            collision_group: r.group.min(63),
+            non_collision_mask: u64::from(r.no_collision_mask),
+            shape: match r.shape {
+                RigidShape::Sphere => Shape::Sphere,
+                RigidShape::Box => Shape::Box,
+                RigidShape::Capsule => Shape::Capsule,
+            },
+            size: r.size.abs(),
+            position: r.position,
+            rotation: euler_xyz_from_quat(mmd_euler_to_quat(r.rotation)),
+            mass: r.mass,
+            linear_damping: r.linear_damping,
+            angular_damping: r.angular_damping,
+            restitution: r.restitution,
+            friction: r.friction,
+            mode: match r.mode {
+                PhysicsMode::FollowBone => BodyMode::Kinematic,
+                PhysicsMode::Dynamic => BodyMode::Dynamic,
+                PhysicsMode::DynamicWithBonePosition => BodyMode::DynamicRotation,
+            },
+        })?);
+    }
+    let mut joints = Vec::with_capacity(model.joints.len());
+    let n = bodies.len() as i64;
+    for j in &model.joints {
+        if !(0..n).contains(&j.body_a) || !(0..n).contains(&j.body_b) || j.body_a == j.body_b {
+            report.notes.push(format!(
+                "joint \"{}\": bodies {} and {} are invalid or the same; left out",
+                j.name, j.body_a, j.body_b
+            ));
+            continue;
+        }
+        joints.push(Joint::new(JointDesc {
+            name: j.name.clone(),
+            alias: String::new(),
+            body_a: j.body_a as usize,
+            body_b: j.body_b as usize,
+            position: j.position,
+            rotation: euler_xyz_from_quat(mmd_euler_to_quat(j.rotation)),
+            position_min: j.linear_lower,
+            position_max: j.linear_upper,
+            rotation_min: j.angular_lower,
+            rotation_max: j.angular_upper,
+            position_spring: j.spring_linear,
+            rotation_spring: j.spring_angular,
+        })?);
+    }
+    builder.physics(Physics::new(
+        bodies,
+        joints,
+        options.unit_scale,
+        false,
+        false,
+        1.0,
+        Vec::new(),
+    )?);
+    Ok(())
+}
+
+impl MmdSkeletonDynamicsReader {
+    /// Reads everything and returns what was left out.
+    ///
+    /// # Errors
+    /// As [`read_ik`], [`read_bone_constraints`], [`read_physics`].
+    pub fn read_with_report(
+        &self,
+        model: &MmdModel,
+        builder: &mut SkeletonDynamicsBuilder,
+    ) -> Result<ReadReport, DynamicsError> {
+        let mut report = ReadReport::default();
+        read_ik(model, builder, &self.options, &mut report)?;
+        read_bone_constraints(model, builder, &mut report)?;
+        read_physics(model, builder, &self.options, &mut report)?;
+        Ok(report)
+    }
+}
+
+impl SkeletonDynamicsReader<MmdModel> for MmdSkeletonDynamicsReader {
+    fn read(
+        &self,
+        source: &MmdModel,
+        builder: &mut SkeletonDynamicsBuilder,
+    ) -> Result<(), DynamicsError> {
+        self.read_with_report(source, builder).map(|_| ())
+    }
+}
+
+impl MmdModel {
+    /// A sinew [`Model`](sinew::Model) with this model's skeleton and the dynamics the default
+    /// reader produces, plus what was left out.
+    ///
+    /// # Errors
+    /// A [`DynamicsError`] when the file's values break a definition contract.
+    pub fn to_sinew_model(
+        &self,
+        options: MmdReaderOptions,
+    ) -> Result<(sinew::Model, ReadReport), DynamicsError> {
+        let mut model = sinew::Model::new(self.skeleton.clone());
+        let mut builder = SkeletonDynamicsBuilder::new(&self.skeleton);
+        let report = MmdSkeletonDynamicsReader { options }.read_with_report(self, &mut builder)?;
+        builder.attach(&mut model)?;
+        Ok((model, report))
+    }
+}

@@ -1,0 +1,229 @@
+//! The MMD reader (skeleton-dynamics-api.md "Actual Default Behavior of Format Readers") on a
+//! leg rig built in code and, when the shared assets are present, on miku_v2.pmd.
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+use sinew::dynamics::{BodyMode, ChainSolver, TargetMode};
+use sinew::ik::IkJoint;
+use sinew::SkeletonInstance;
+use sinew_mmd::pmx::{
+    PmxAppend, PmxBone, PmxBoneFlags, PmxBoneTail, PmxEncoding, PmxIk, PmxIkLink,
+};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdReaderOptions, Pmx};
+
+fn leg_pmx() -> Pmx {
+    let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 2);
+    let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
+    let bone = |name: &str, parent: i32, position: Vec3, flags: u16| PmxBone {
+        name: name.into(),
+        name_en: String::new(),
+        position,
+        parent,
+        layer: 0,
+        flags: PmxBoneFlags(flags),
+        tail: PmxBoneTail::Offset(Vec3::ZERO),
+        append: None,
+        fixed_axis: None,
+        local_axes: None,
+        external_parent: None,
+        ik: None,
+    };
+    let mut bones = vec![
+        bone(
+            "センター",
+            -1,
+            Vec3::new(0.0, 8.0, 0.0),
+            f | PmxBoneFlags::MOVABLE,
+        ),
+        bone("左足", 0, Vec3::new(1.0, 10.0, 0.0), f),
+        bone("左ひざ", 1, Vec3::new(1.0, 6.0, 0.0), f),
+        bone("左足首", 2, Vec3::new(1.0, 2.0, 0.0), f),
+    ];
+    let mut ik = bone(
+        "左足ＩＫ",
+        0,
+        Vec3::new(1.0, 2.0, 0.0),
+        f | PmxBoneFlags::MOVABLE | PmxBoneFlags::IK,
+    );
+    ik.ik = Some(PmxIk {
+        effector: 3,
+        loop_count: 40,
+        limit_angle: -2.0,
+        links: vec![
+            PmxIkLink {
+                bone: 2,
+                limit: Some((Vec3::new(-3.0, 0.0, 0.0), Vec3::new(-0.008, 0.0, 0.0))),
+            },
+            PmxIkLink {
+                bone: 1,
+                limit: None,
+            },
+        ],
+    });
+    bones.push(ik);
+    bones.push(bone("両目", 0, Vec3::new(0.0, 20.0, 0.0), f));
+    let mut eye = bone(
+        "左目",
+        5,
+        Vec3::new(0.3, 20.0, -0.5),
+        f | PmxBoneFlags::APPEND_ROTATE,
+    );
+    eye.append = Some(PmxAppend {
+        parent: 5,
+        ratio: 0.5,
+    });
+    bones.push(eye);
+    let mut twist = bone(
+        "左腕捩",
+        0,
+        Vec3::new(3.0, 15.0, 0.0),
+        f | PmxBoneFlags::FIXED_AXIS,
+    );
+    twist.fixed_axis = Some(Vec3::new(2.0, 0.0, 0.0));
+    bones.push(twist);
+    let mut broken = bone("壊れたIK", 0, Vec3::ZERO, f | PmxBoneFlags::IK);
+    broken.ik = Some(PmxIk {
+        effector: 3,
+        loop_count: 0,
+        limit_angle: 1.0,
+        links: vec![PmxIkLink {
+            bone: 2,
+            limit: None,
+        }],
+    });
+    bones.push(broken);
+    pmx.bones = bones;
+    for (i, r) in pmx.rigid_bodies.iter_mut().enumerate() {
+        r.bone = [1, 2, -1][i];
+    }
+    pmx.joints.truncate(1);
+    let mut bad = pmx.joints[0].clone();
+    bad.name = "self".into();
+    bad.body_b = bad.body_a;
+    pmx.joints.push(bad);
+    pmx
+}
+
+fn leg_model() -> MmdModel {
+    let bytes = leg_pmx().to_bytes();
+    MmdModel::from_bytes(&bytes).unwrap()
+}
+
+#[test]
+fn ik_chains_follow_the_reader_rules() {
+    let m = leg_model();
+    let (model, report) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let d = model.dynamics();
+    let s = model.skeleton();
+    // "MMD uses the controller bone name as the chain name"
+    let chain = d
+        .chain("左足ＩＫ")
+        .expect("chain named after its controller");
+    assert_eq!(s.name(chain.controller()), "左足ＩＫ");
+    assert_eq!(s.name(chain.effector()), "左足首");
+    // "reverses chains from the file's tip-to-base to base-to-tip"
+    let names: Vec<&str> = chain.links().iter().map(|l| s.name(l.bone)).collect();
+    assert_eq!(names, ["左足", "左ひざ"]);
+    // "tolerance 1e-4, step angle = |limit|, authored pose takeover"
+    assert_eq!(chain.tolerance(), 1e-4);
+    assert_eq!(chain.max_rotation_step(), 2.0);
+    assert!(chain.replace_authored_rotation());
+    assert_eq!(chain.iterations(), 40);
+    assert_eq!(chain.solver(), ChainSolver::Ccd);
+    assert_eq!(chain.target_mode(), TargetMode::Position);
+    // "single-axis Euler limits are converted to Hinge" (the box is kept for CCD)
+    let knee = chain.links()[1];
+    assert!(matches!(knee.joint, Some(IkJoint::Hinge(_))));
+    assert!(knee.limit.is_some());
+    assert!(chain.links()[0].limit.is_none() && chain.links()[0].joint.is_none());
+    // "non-positive iteration count: the chain does not enter the definition"
+    assert!(d.chain("壊れたIK").is_none());
+    assert!(report.notes.iter().any(|n| n.contains("壊れたIK")));
+}
+
+#[test]
+fn bone_constraints_and_physics_follow_the_reader_rules() {
+    let m = leg_model();
+    let (model, report) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let d = model.dynamics();
+    let s = model.skeleton();
+    let eye = d
+        .pose_constraint(s.find("左目").unwrap())
+        .expect("append becomes inheritance");
+    let inh = eye.inheritance().unwrap();
+    assert_eq!(
+        (
+            s.name(inh.source()),
+            inh.weight(),
+            inh.rotation(),
+            inh.translation()
+        ),
+        ("両目", 0.5, true, false)
+    );
+    let twist = d.pose_constraint(s.find("左腕捩").unwrap()).unwrap();
+    assert_eq!(twist.fixed_axis(), Some(Vec3::X));
+    let p = d.physics();
+    assert_eq!(p.bodies().len(), 3, "authored order, all bodies");
+    assert_eq!(p.bodies()[0].bone(), s.find("左足"));
+    assert_eq!(p.bodies()[2].bone(), None, "a body without a bone");
+    assert_eq!(
+        p.bodies().iter().map(|b| b.mode()).collect::<Vec<_>>(),
+        [
+            BodyMode::Kinematic,
+            BodyMode::Dynamic,
+            BodyMode::DynamicRotation
+        ]
+    );
+    // MMD's Ry·Rx·Rz Euler angles become the generic Rx·Ry·Rz ones.
+    let mmd = sinew_mmd::dynamics_reader::mmd_euler_to_quat(Vec3::new(0.1, 0.2, 0.3));
+    let generic = sinew::math::quat_from_euler_xyz(p.bodies()[0].desc().rotation);
+    assert!(mmd.dot(generic).abs() > 1.0 - 1e-6);
+    // "invalid or self-connected joints do not enter the simulatable table"
+    assert_eq!(p.joints().len(), 1);
+    assert!(report.notes.iter().any(|n| n.contains("\"self\"")));
+    assert!(!p.profile_required() && !p.affine_writeback() && p.profile_radius_scale() == 1.0);
+}
+
+#[test]
+fn the_generic_instance_solves_the_read_chain() {
+    let m = leg_model();
+    let (model, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    let ik_bone = model.skeleton().find("左足ＩＫ").unwrap();
+    // Lift the foot target by 2 units and forward 1 (MMD: −Z is front).
+    inst.input_mut()[ik_bone.index()].translation += Vec3::new(0.0, 2.0, -1.0);
+    inst.update_transform();
+    let r = inst.ik_result("左足ＩＫ").unwrap();
+    assert!(r.residual < 1e-2, "{r:?}");
+    // MMD's own runtime evaluates the same file without producing non-finite matrices (its
+    // CCD is not the generic solver: see tests/conformance_pose.rs for its exactness).
+    let mut mmd = MmdInstance::new(Arc::new(m));
+    let i = mmd.model().bone_index("左足ＩＫ").unwrap();
+    mmd.translation[i] = Vec3::new(0.0, 2.0, -1.0);
+    mmd.evaluate(EvalOptions::default());
+    assert!(mmd.world().iter().all(|w| w.is_finite()));
+    let _ = Quat::IDENTITY;
+}
+
+#[test]
+fn miku_reads_into_generic_definitions() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let path = assets.join("mmd/threejs-examples/miku/miku_v2.pmd");
+    let Ok(bytes) = std::fs::read(&path) else {
+        eprintln!("skipping: {} not found", path.display());
+        return;
+    };
+    let m = MmdModel::from_bytes(&bytes).unwrap();
+    assert_eq!(m.bones.len(), 140);
+    let (model, report) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let d = model.dynamics();
+    assert_eq!(d.ik_chains().len(), 7, "{:?}", report.notes);
+    assert_eq!(d.physics().bodies().len(), 45);
+    assert_eq!(d.physics().joints().len(), 27);
+    assert!(d.chain("左足ＩＫ").is_some() && d.chain("右つま先ＩＫ").is_some());
+}
