@@ -1,6 +1,8 @@
 //! `sinew`: the command-line face of the library.
 //!
 //! * `sinew demo` — animates the built-in procedural humanoid and writes a contact sheet PNG.
+//! * `sinew inspect FILE` — summary of a PMX/PMD/VMD file.
+//! * `sinew pose MODEL --pose P.json --json OUT` — world transforms in the conformance schema.
 //!
 //! Errors are one line naming what is wrong; exit code 2 for bad input, 1 for internal failures.
 
@@ -30,12 +32,18 @@ struct Cli {
 enum Command {
     /// Animate the built-in procedural humanoid and write a contact sheet picture.
     Demo(commands::demo::DemoArgs),
+    /// Print a readable summary of a PMX, PMD or VMD file.
+    Inspect(commands::inspect::InspectArgs),
+    /// Evaluate a model at frames and write world transforms as conformance JSON.
+    Pose(commands::pose::PoseArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
         Command::Demo(args) => commands::demo::run(&args),
+        Command::Inspect(args) => commands::inspect::run(&args),
+        Command::Pose(args) => commands::pose::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,239 @@
+//! `sinew inspect FILE`: a readable summary of a PMX, PMD or VMD file.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use sinew_mmd::{MmdModel, MmdReaderOptions, Pmd, Pmx, Vmd};
+
+use crate::error::CliError;
+
+/// Arguments of `sinew inspect`.
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// The file to describe (.pmx, .pmd, .vmd).
+    pub file: PathBuf,
+    /// Print the whole bone tree (default: the first 40 lines).
+    #[arg(long)]
+    pub full: bool,
+}
+
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::Input {
+        path: path.to_owned(),
+        message: format!("cannot read: {e}"),
+    })
+}
+
+pub(crate) fn bad_input(path: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::Input {
+        path: path.to_owned(),
+        message: message.to_string(),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: &InspectArgs) -> Result<(), CliError> {
+    let bytes = read_file(&args.file)?;
+    let text = if bytes.starts_with(b"PMX ") || bytes.starts_with(b"Pmd") {
+        describe_model(&args.file, &bytes, args.full)?
+    } else if bytes.starts_with(b"Vocaloid Motion Data") {
+        describe_vmd(&args.file, &bytes)?
+    } else {
+        return Err(bad_input(
+            &args.file,
+            "not a PMX, PMD or VMD file (unknown magic bytes)",
+        ));
+    };
+    print!("{text}");
+    Ok(())
+}
+
+fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliError> {
+    let mut out = String::new();
+    let (vertices, faces, materials, morphs) = if bytes.starts_with(b"PMX ") {
+        let p = Pmx::parse(bytes).map_err(|e| bad_input(path, e))?;
+        let _ = writeln!(
+            out,
+            "PMX {:.1} model \"{}\" ({} encoding)",
+            p.version,
+            p.name,
+            if matches!(p.globals.encoding, sinew_mmd::pmx::PmxEncoding::Utf8) {
+                "UTF-8"
+            } else {
+                "UTF-16LE"
+            }
+        );
+        (
+            p.vertices.len(),
+            p.indices.len() / 3,
+            p.materials.len(),
+            p.morphs.len(),
+        )
+    } else {
+        let p = Pmd::parse(bytes).map_err(|e| bad_input(path, e))?;
+        let _ = writeln!(out, "PMD {:.1} model \"{}\"", p.version, p.name);
+        (
+            p.vertices.len(),
+            p.indices.len() / 3,
+            p.materials.len(),
+            p.morphs.len(),
+        )
+    };
+    let m = MmdModel::from_bytes(bytes).map_err(|e| bad_input(path, e))?;
+    let iks = m.bones.iter().filter(|b| b.ik.is_some()).count();
+    let appends = m.bones.iter().filter(|b| b.append.is_some()).count();
+    let _ = writeln!(
+        out,
+        "  {vertices} vertices, {faces} faces, {materials} materials, {} bones ({iks} IK, {appends} append), {morphs} morphs, {} rigid bodies, {} joints",
+        m.bones.len(),
+        m.rigid_bodies.len(),
+        m.joints.len()
+    );
+    let _ = writeln!(out, "bone tree:");
+    let mut lines = Vec::new();
+    fn walk(
+        m: &MmdModel,
+        i: usize,
+        depth: usize,
+        lines: &mut Vec<String>,
+        children: &[Vec<usize>],
+    ) {
+        let b = &m.bones[i];
+        let mut tags = Vec::new();
+        if b.ik.is_some() {
+            tags.push("IK".to_owned());
+        }
+        if let Some(a) = b.append {
+            tags.push(format!("append {}×{}", m.bones[a.source].name, a.ratio));
+        }
+        if b.fixed_axis.is_some() {
+            tags.push("fixed axis".into());
+        }
+        if b.after_physics {
+            tags.push("after physics".into());
+        }
+        if b.layer != 0 {
+            tags.push(format!("layer {}", b.layer));
+        }
+        let tags = if tags.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", tags.join(", "))
+        };
+        lines.push(format!("  {}{} #{i}{tags}", "  ".repeat(depth), b.name));
+        for &c in &children[i] {
+            walk(m, c, depth + 1, lines, children);
+        }
+    }
+    let mut children = vec![Vec::new(); m.bones.len()];
+    for (i, b) in m.bones.iter().enumerate() {
+        if let Some(p) = b.parent {
+            children[p].push(i);
+        }
+    }
+    for (i, b) in m.bones.iter().enumerate() {
+        if b.parent.is_none() {
+            walk(&m, i, 0, &mut lines, &children);
+        }
+    }
+    let shown = if full {
+        lines.len()
+    } else {
+        lines.len().min(40)
+    };
+    for l in &lines[..shown] {
+        let _ = writeln!(out, "{l}");
+    }
+    if shown < lines.len() {
+        let _ = writeln!(out, "  … {} more (use --full)", lines.len() - shown);
+    }
+    let _ = writeln!(out, "IK chains:");
+    for b in m.bones.iter().filter(|b| b.ik.is_some()) {
+        let ik = b.ik.as_ref().expect("filtered");
+        let links: Vec<String> = ik
+            .links
+            .iter()
+            .rev()
+            .map(|l| {
+                let lim = if l.limit.is_some() { " (limited)" } else { "" };
+                format!("{}{lim}", m.bones[l.bone].name)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}: {} → {} , {} iterations, step {:.3} rad",
+            b.name,
+            links.join(" → "),
+            m.bones[ik.effector].name,
+            ik.iterations,
+            ik.limit_angle
+        );
+    }
+    if !m.rigid_bodies.is_empty() {
+        let _ = writeln!(out, "rigid bodies:");
+        for r in &m.rigid_bodies {
+            let bone = r.bone.map_or("-".to_owned(), |b| m.bones[b].name.clone());
+            let _ = writeln!(
+                out,
+                "  {} on {bone}: {:?} {:?} size {} mass {} group {}",
+                r.name, r.shape, r.mode, r.size, r.mass, r.group
+            );
+        }
+        let _ = writeln!(out, "joints:");
+        for j in &m.joints {
+            let _ = writeln!(out, "  {}: bodies {} ↔ {}", j.name, j.body_a, j.body_b);
+        }
+    }
+    let mut warnings = m.warnings.clone();
+    match m.to_sinew_model(MmdReaderOptions::default()) {
+        Ok((_, report)) => warnings.extend(report.notes),
+        Err(e) => warnings.push(format!("generic definitions rejected: {e}")),
+    }
+    let _ = writeln!(
+        out,
+        "validation: {}",
+        if warnings.is_empty() {
+            "no warnings".to_owned()
+        } else {
+            format!("{} warnings", warnings.len())
+        }
+    );
+    for w in warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    Ok(out)
+}
+
+fn describe_vmd(path: &Path, bytes: &[u8]) -> Result<String, CliError> {
+    let v = Vmd::parse(bytes).map_err(|e| bad_input(path, e))?;
+    let mut out = String::new();
+    let last = v
+        .bone_keys
+        .iter()
+        .map(|k| k.frame)
+        .chain(v.morph_keys.iter().map(|k| k.frame))
+        .max()
+        .unwrap_or(0);
+    let mut bones: Vec<&str> = v.bone_keys.iter().map(|k| k.bone_name.as_str()).collect();
+    bones.sort_unstable();
+    bones.dedup();
+    let _ = writeln!(out, "VMD motion for \"{}\"", v.model_name);
+    let _ = writeln!(
+        out,
+        "  {} bone keys on {} bones, {} morph keys, {} camera keys, {} light keys, {} self-shadow keys, {} property keys",
+        v.bone_keys.len(),
+        bones.len(),
+        v.morph_keys.len(),
+        v.camera_keys.len(),
+        v.light_keys.len(),
+        v.self_shadow_keys.len(),
+        v.property_keys.len()
+    );
+    let _ = writeln!(
+        out,
+        "  frames 0..={last} ({:.2} s at 30 fps)",
+        last as f32 / 30.0
+    );
+    Ok(out)
+}
