@@ -1,0 +1,273 @@
+//! Aim / look-at: turn one bone so a local forward axis points at a target, after ozz's
+//! `IKAimJob` (offset aim origin, up axis and pole for the twist, extra twist, weight),
+//! with an optional cone limit.
+
+use core::f32::consts::PI;
+
+use glam::{Quat, Vec3, Vec3A};
+
+use crate::chain::{check_quat, check_vec, unit};
+use crate::direction::{limit_cone, shortest_arc_a};
+use crate::{ChainJoint, IkError};
+
+/// Parameters of [`solve_aim`]. All vectors are in the joint's local frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AimParams {
+    forward_local: Vec3,
+    up_local: Vec3,
+    offset_local: Vec3,
+    twist_angle: f32,
+    weight: f32,
+    cone: Option<(f32, f32, f32)>,
+    twist_half_sin_cos: (f32, f32),
+}
+
+impl Default for AimParams {
+    /// `forward_local = +X`, `up_local = +Y`, `offset_local = 0`, `twist_angle = 0`,
+    /// `weight = 1`, no cone limit.
+    fn default() -> Self {
+        Self {
+            forward_local: Vec3::X,
+            up_local: Vec3::Y,
+            offset_local: Vec3::ZERO,
+            twist_angle: 0.0,
+            weight: 1.0,
+            cone: None,
+            twist_half_sin_cos: (0.0, 1.0),
+        }
+    }
+}
+
+impl AimParams {
+    /// Validated parameters.
+    ///
+    /// - `forward_local`: the axis to point at the target; non-zero, normalised here.
+    /// - `up_local`: the axis turned (about the aim line) toward the pole; non-zero,
+    ///   normalised here. If it is parallel to `forward_local` the pole is ignored.
+    /// - `offset_local`: the aim origin's offset from the joint (e.g. the eyes from the
+    ///   head joint), caller's length unit: the line from `offset` along `forward` is what
+    ///   passes through the target (ozz `IKAimJob::offset`).
+    /// - `twist_angle`: extra rotation about the aim line, radians, finite.
+    /// - `weight` in `[0, 1]`: the correction is slerped from identity by it.
+    /// - `cone_angle`: `Some(a)` with `a` in `[0, π]` limits the new forward to within `a`
+    ///   radians of the current forward.
+    ///
+    /// # Errors
+    /// [`IkError::InvalidVector`] / [`IkError::InvalidParameter`] naming the field.
+    pub fn new(
+        forward_local: Vec3,
+        up_local: Vec3,
+        offset_local: Vec3,
+        twist_angle: f32,
+        weight: f32,
+        cone_angle: Option<f32>,
+    ) -> Result<Self, IkError> {
+        let unit = |name: &'static str, v: Vec3| {
+            v.try_normalize().ok_or(IkError::InvalidVector {
+                name,
+                value: v,
+                expected: "finite and non-zero",
+            })
+        };
+        let forward_local = unit("forward_local", forward_local)?;
+        let up_local = unit("up_local", up_local)?;
+        if !offset_local.is_finite() {
+            return Err(IkError::InvalidVector {
+                name: "offset_local",
+                value: offset_local,
+                expected: "finite",
+            });
+        }
+        if !twist_angle.is_finite() {
+            return Err(IkError::InvalidParameter {
+                name: "twist_angle",
+                value: twist_angle,
+                expected: "finite",
+            });
+        }
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(IkError::InvalidParameter {
+                name: "weight",
+                value: weight,
+                expected: "in [0, 1]",
+            });
+        }
+        let cone = match cone_angle {
+            None => None,
+            Some(a) if (0.0..=PI).contains(&a) => {
+                let (s, c) = a.sin_cos();
+                Some((a, c, s))
+            }
+            Some(a) => {
+                return Err(IkError::InvalidParameter {
+                    name: "cone_angle",
+                    value: a,
+                    expected: "in [0, π]",
+                })
+            }
+        };
+        Ok(Self {
+            forward_local,
+            up_local,
+            offset_local,
+            twist_angle,
+            weight,
+            cone,
+            twist_half_sin_cos: (twist_angle * 0.5).sin_cos(),
+        })
+    }
+
+    /// Unit forward axis, joint-local.
+    #[must_use]
+    pub const fn forward_local(&self) -> Vec3 {
+        self.forward_local
+    }
+
+    /// Unit up axis, joint-local.
+    #[must_use]
+    pub const fn up_local(&self) -> Vec3 {
+        self.up_local
+    }
+
+    /// Aim origin offset, joint-local.
+    #[must_use]
+    pub const fn offset_local(&self) -> Vec3 {
+        self.offset_local
+    }
+
+    /// Extra twist about the aim line, radians.
+    #[must_use]
+    pub const fn twist_angle(&self) -> f32 {
+        self.twist_angle
+    }
+
+    /// Blend weight.
+    #[must_use]
+    pub const fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    /// Cone limit, radians.
+    #[must_use]
+    pub fn cone_angle(&self) -> Option<f32> {
+        self.cone.map(|c| c.0)
+    }
+}
+
+/// What [`solve_aim`] produced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AimResult {
+    /// Local correction of the joint (`local' = local * correction`).
+    pub correction: Quat,
+    /// `false` when the target is too close to aim at (inside the offset's radius about the
+    /// forward line, or at the aim origin) or when the cone limit cut the turn; weight does
+    /// not affect it (as ozz).
+    pub reached: bool,
+    /// Angle, radians, between the corrected aim line and the direction from the corrected
+    /// aim origin to the target (after weight and cone).
+    pub angle_error: f32,
+}
+
+/// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
+/// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
+/// alignment) and `twist_angle` added about the aim line.
+///
+/// The correction is composed in joint space as ozz does: the shortest arc taking the
+/// offsetted forward onto the target, then the rotation about the aim line bringing the
+/// forward/up plane onto the forward/pole plane, then the extra twist; the cone (if any)
+/// caps the forward's swing while keeping the twist; finally weight.
+///
+/// # Errors
+/// [`IkError::NonFiniteInput`] for a non-finite joint, target or pole.
+pub fn solve_aim(
+    joint_model: &ChainJoint,
+    target_model: Vec3,
+    pole_model: Vec3,
+    params: &AimParams,
+) -> Result<AimResult, IkError> {
+    check_vec("joint_model.position", 0, joint_model.position)?;
+    check_quat("joint_model.rotation", 0, joint_model.rotation)?;
+    check_vec("target_model", 0, target_model)?;
+    check_vec("pole_model", 0, pole_model)?;
+
+    let inverse = unit(joint_model.rotation).conjugate();
+    let target_local = inverse * Vec3A::from(target_model - joint_model.position);
+    let forward = Vec3A::from(params.forward_local);
+    let up = Vec3A::from(params.up_local);
+    let offset = Vec3A::from(params.offset_local);
+
+    let mut target_length = target_local.length();
+    let mut target_local_scaled = target_local;
+    let mut offset_error = offset;
+    if !target_length.is_finite() {
+        // Beyond f32 squared range: only the direction matters for aiming.
+        offset_error = Vec3A::ZERO;
+        target_local_scaled = target_local / target_local.abs().max_element();
+        target_length = target_local_scaled.length();
+    }
+    // Forward line through the offset: its foot from the joint, and the point at |target|.
+    let foot = offset - forward * offset.dot(forward);
+    let along_sq = target_length * target_length - foot.length_squared();
+    let mut reached = along_sq >= 0.0 && target_length > 0.0;
+    let mut correction = Quat::IDENTITY;
+    if reached {
+        let target_dir = target_local_scaled / target_length;
+        let offsetted = if offset == Vec3A::ZERO {
+            forward
+        } else {
+            // |foot + forward·along| = |target| by construction.
+            (foot + forward * along_sq.sqrt()) / target_length
+        };
+        let swing = shortest_arc_a(offsetted, target_dir, up);
+        correction = swing;
+        // Turn about the aim line so the forward/up plane contains the pole.
+        let pole_local = inverse * Vec3A::from(pole_model);
+        let pole_normal = target_dir.cross(pole_local);
+        let joint_normal = target_dir.cross(swing * up);
+        let lengths_sq = pole_normal.length_squared() * joint_normal.length_squared();
+        if lengths_sq > 1e-20 && lengths_sq.is_finite() {
+            let lengths = lengths_sq.sqrt();
+            let w = lengths + joint_normal.dot(pole_normal);
+            let plane = if w > 1e-6 * lengths {
+                let v = joint_normal.cross(pole_normal);
+                Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+            } else {
+                Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0)
+            };
+            correction = plane * correction;
+        }
+        if params.twist_angle != 0.0 {
+            let (sin, cos) = params.twist_half_sin_cos;
+            let v = target_dir * sin;
+            correction = Quat::from_xyzw(v.x, v.y, v.z, cos) * correction;
+        }
+    }
+    if let Some((_, cos, sin)) = params.cone {
+        let new_forward = correction * forward;
+        if new_forward.dot(forward) < cos {
+            let twist = shortest_arc_a(forward, new_forward, up).conjugate() * correction;
+            let limited = limit_cone(new_forward, forward, cos, sin);
+            correction = shortest_arc_a(forward, limited, up) * twist;
+            reached = false;
+        }
+    }
+    if params.weight < 1.0 {
+        correction = Quat::IDENTITY.slerp(correction, params.weight);
+    }
+    let correction = unit(correction);
+    let to_target = target_local_scaled - correction * offset_error;
+    let aimed = correction * forward;
+    let cross_sq = aimed.cross(to_target).length_squared();
+    let dot = aimed.dot(to_target);
+    let to_sq = to_target.length_squared();
+    let angle_error = if dot > 0.0 && cross_sq <= 1e-8 * to_sq {
+        (cross_sq / to_sq).sqrt()
+    } else {
+        cross_sq.sqrt().atan2(dot)
+    };
+    Ok(AimResult {
+        correction,
+        reached,
+        angle_error,
+    })
+}

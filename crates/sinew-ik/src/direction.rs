@@ -1,0 +1,198 @@
+//! Direction-constraint geometry shared by the solvers: cone limits, hinge planes and
+//! capped turns. Inputs are unit vectors; outputs are unit vectors and never NaN.
+
+use core::f32::consts::PI;
+
+use glam::{Mat3A, Quat, Vec3, Vec3A};
+
+use crate::limits::Hinge;
+
+/// Squared length under which a vector counts as zero.
+pub(crate) const EPS_SQ: f32 = 1e-14;
+
+/// `d` limited to within the cone of half-angle `acos(cos)` around `axis` (both unit).
+/// A `d` outside is turned towards `axis` in their common plane onto the cone's rim.
+#[inline]
+pub(crate) fn limit_cone(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
+    let c = d.dot(axis);
+    if c >= cos {
+        return d;
+    }
+    let perp = d - axis * c;
+    let perp_n = perp
+        .try_normalize()
+        .unwrap_or_else(|| axis.any_orthonormal_vector());
+    (axis * cos + perp_n * sin).normalize_or(axis)
+}
+
+/// A hinge's unit axis, reference (angle 0) and side (`axis × reference`, angle +π/2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct HingeFrame {
+    pub(crate) axis: Vec3A,
+    pub(crate) reference: Vec3A,
+    pub(crate) side: Vec3A,
+}
+
+impl HingeFrame {
+    pub(crate) const ZERO: Self = Self {
+        axis: Vec3A::ZERO,
+        reference: Vec3A::ZERO,
+        side: Vec3A::ZERO,
+    };
+
+    /// The hinge's frame turned by `rotation`.
+    #[inline]
+    pub(crate) fn new(rotation: Quat, hinge: &Hinge) -> Self {
+        let axis = rotation * Vec3A::from(hinge.axis());
+        let reference = rotation * Vec3A::from(hinge.reference());
+        Self {
+            axis,
+            reference,
+            side: axis.cross(reference),
+        }
+    }
+
+    /// This frame turned by the rotation matrix `m`.
+    #[inline]
+    pub(crate) fn rotated(&self, m: &Mat3A) -> Self {
+        Self {
+            axis: *m * self.axis,
+            reference: *m * self.reference,
+            side: *m * self.side,
+        }
+    }
+}
+
+/// `d` (any length) constrained to a hinge, as a unit vector: projected into the plane
+/// orthogonal to the frame's axis, its signed angle from the reference (about the axis)
+/// clamped to the hinge's range, to the nearer bound on the circle. A `d` along the axis
+/// (or zero) takes the in-range angle nearest 0.
+///
+/// The range test uses `cos(θ − mid) >= cos(half_width)` on the unnormalised projection, so
+/// no `atan2` is needed.
+#[inline]
+pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Vec3A {
+    let proj = d - frame.axis * d.dot(frame.axis);
+    let length_sq = proj.length_squared();
+    // `d` need not be unit: the degenerate test is relative to its length.
+    // (Written so that NaN also counts as degenerate.)
+    let degenerate = length_sq.partial_cmp(&(EPS_SQ * d.length_squared().max(1e-30)))
+        != Some(core::cmp::Ordering::Greater);
+    let (sin_p, cos_p) = (frame.side.dot(proj), frame.reference.dot(proj));
+    let (s, c) = if degenerate {
+        0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
+    } else {
+        let (sin_mid, cos_mid) = hinge.mid_sin_cos();
+        let length = length_sq.sqrt();
+        if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
+            return proj / length;
+        }
+        let (sin_min, cos_min) = hinge.min_sin_cos();
+        let (sin_max, cos_max) = hinge.max_sin_cos();
+        if cos_p * cos_min + sin_p * sin_min >= cos_p * cos_max + sin_p * sin_max {
+            (sin_min, cos_min)
+        } else {
+            (sin_max, cos_max)
+        }
+    };
+    (frame.reference * c + frame.side * s).normalize_or(frame.reference)
+}
+
+/// Shortest-arc rotation taking unit `from` onto unit `to`.
+///
+/// Unlike `Quat::from_rotation_arc`, which snaps anything within ~2 ulp of opposite to a
+/// half-turn about an arbitrary axis, this keeps the true axis `from × to` as long as it is
+/// measurable, and only for exactly opposite vectors turns by π about `fallback_axis` (when
+/// it is orthogonal to `from`) or any axis orthogonal to `from`.
+#[inline]
+pub(crate) fn shortest_arc_a(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> Quat {
+    let axis = from.cross(to);
+    let w = 1.0 + from.dot(to);
+    if axis.length_squared() < 1e-14 && w < 1e-6 {
+        let a = if fallback_axis.dot(from).abs() < 1e-3 && fallback_axis.is_normalized() {
+            fallback_axis
+        } else {
+            from.any_orthonormal_vector()
+        };
+        return Quat::from_axis_angle(a.into(), PI);
+    }
+    if w < 1e-3 {
+        // Near-opposite: `1 + dot` has lost its digits, `|from × to|` has not.
+        let sin = axis.length();
+        return Quat::from_axis_angle((axis / sin).into(), sin.atan2(from.dot(to)));
+    }
+    Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
+}
+
+/// Length of `v` without overflowing the squared sum for huge components.
+#[inline]
+pub(crate) fn safe_length(v: Vec3) -> f32 {
+    let m = v.abs().max_element();
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    if !(1e-18..=1e18).contains(&m) {
+        m * (v / m).length()
+    } else {
+        v.length()
+    }
+}
+
+/// Unit direction of `v`, robust to huge or tiny components; `fallback` when `v` is zero
+/// or not finite.
+#[inline]
+pub(crate) fn safe_direction(v: Vec3, fallback: Vec3) -> Vec3 {
+    if let Some(d) = v.try_normalize() {
+        return d;
+    }
+    let m = v.abs().max_element();
+    if m > 0.0 && m.is_finite() {
+        (v / m).try_normalize().unwrap_or(fallback)
+    } else {
+        fallback
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::f32::consts::FRAC_PI_4;
+
+    #[test]
+    fn cone_limits_and_handles_opposite() {
+        let (s, c) = FRAC_PI_4.sin_cos();
+        let d = limit_cone(Vec3A::X, Vec3A::Y, c, s);
+        assert!((d.dot(Vec3A::Y) - c).abs() < 1e-6);
+        let d = limit_cone(-Vec3A::Y, Vec3A::Y, c, s);
+        assert!(d.is_finite() && (d.dot(Vec3A::Y) - c).abs() < 1e-6);
+        assert_eq!(limit_cone(Vec3A::Y, Vec3A::Y, c, s), Vec3A::Y);
+    }
+
+    #[test]
+    fn arc_keeps_axis_near_opposite() {
+        let to = Vec3A::new(-0.999_999_8, -0.000_65, 0.0).normalize();
+        let q = shortest_arc_a(Vec3A::X, to, Vec3A::Z);
+        assert!((q * Vec3A::X).abs_diff_eq(to, 1e-6));
+        assert!(
+            (q * Vec3A::Z).abs_diff_eq(Vec3A::Z, 1e-5),
+            "axis must stay Z"
+        );
+        let q = shortest_arc_a(Vec3A::X, -Vec3A::X, Vec3A::Z);
+        assert!((q * Vec3A::X).abs_diff_eq(-Vec3A::X, 1e-6));
+        assert!((q * Vec3A::Z).abs_diff_eq(Vec3A::Z, 1e-6));
+        let q = shortest_arc_a(Vec3A::X, Vec3A::X, Vec3A::Z);
+        assert!(q.abs_diff_eq(Quat::IDENTITY, 1e-7));
+    }
+
+    #[test]
+    fn hinge_projects_and_clamps() {
+        let h = Hinge::new(Vec3::Z, Vec3::X, -0.5, 0.5).unwrap();
+        let f = HingeFrame::new(Quat::IDENTITY, &h);
+        let d = constrain_hinge(Vec3A::new(1.0, 0.2, 0.7) * 3.0, &f, &h);
+        assert!(d.z.abs() < 1e-6 && d.is_normalized());
+        let d = constrain_hinge(Vec3A::Y, &f, &h);
+        assert!((d.y.atan2(d.x) - 0.5).abs() < 1e-5);
+        let d = constrain_hinge(Vec3A::Z, &f, &h);
+        assert!(d.abs_diff_eq(Vec3A::X, 1e-6));
+    }
+}

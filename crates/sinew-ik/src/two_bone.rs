@@ -1,0 +1,243 @@
+//! Analytic two-bone IK for arms and legs: ik3d's "How a limb reaches", with ozz
+//! `IKTwoBoneJob`'s weight and soft reach.
+
+use glam::{Quat, Vec3, Vec3A};
+
+use crate::chain::{check_quat, check_vec, correction_from_delta, unit};
+use crate::direction::{safe_direction, safe_length, shortest_arc_a};
+use crate::{ChainJoint, IkError};
+
+/// Parameters of [`solve_two_bone`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoBoneParams {
+    weight: f32,
+    soften: f32,
+    straight_margin: f32,
+}
+
+impl Default for TwoBoneParams {
+    /// `weight = 1`, `soften = 1` (off), `straight_margin = 0.001` (one millimetre in metres).
+    fn default() -> Self {
+        Self {
+            weight: 1.0,
+            soften: 1.0,
+            straight_margin: 0.001,
+        }
+    }
+}
+
+impl TwoBoneParams {
+    /// Validated parameters.
+    ///
+    /// - `weight` in `[0, 1]`: each correction is slerped from identity by it.
+    /// - `soften` in `(0, 1]`: soft reach as ozz's `soften`; beyond `soften × reach` the
+    ///   solved distance approaches full reach exponentially instead of snapping straight.
+    ///   `1` is off.
+    /// - `straight_margin` finite `>= 0`, caller's length unit: the limb stops this much
+    ///   short of fully straight (ik3d: a millimetre).
+    ///
+    /// # Errors
+    /// [`IkError::InvalidParameter`] naming the field.
+    pub fn new(weight: f32, soften: f32, straight_margin: f32) -> Result<Self, IkError> {
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(IkError::InvalidParameter {
+                name: "weight",
+                value: weight,
+                expected: "in [0, 1]",
+            });
+        }
+        if !(soften > 0.0 && soften <= 1.0) {
+            return Err(IkError::InvalidParameter {
+                name: "soften",
+                value: soften,
+                expected: "in (0, 1]",
+            });
+        }
+        if !(straight_margin.is_finite() && straight_margin >= 0.0) {
+            return Err(IkError::InvalidParameter {
+                name: "straight_margin",
+                value: straight_margin,
+                expected: "finite, >= 0",
+            });
+        }
+        Ok(Self {
+            weight,
+            soften,
+            straight_margin,
+        })
+    }
+
+    /// Blend weight.
+    #[must_use]
+    pub const fn weight(&self) -> f32 {
+        self.weight
+    }
+
+    /// Soft-reach ratio.
+    #[must_use]
+    pub const fn soften(&self) -> f32 {
+        self.soften
+    }
+
+    /// Distance kept short of straight.
+    #[must_use]
+    pub const fn straight_margin(&self) -> f32 {
+        self.straight_margin
+    }
+}
+
+/// What [`solve_two_bone`] produced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TwoBoneResult {
+    /// Local corrections of the upper, middle and end bones (`local_i' = local_i * c_i`).
+    pub corrections: [Quat; 3],
+    /// How far the solved end stays from the target at full weight, caller's length unit:
+    /// `0` when in reach, otherwise the distance cut off by the reach clamp (or softening).
+    pub short: f32,
+    /// `short == 0`.
+    pub reached: bool,
+}
+
+/// Bends a three-joint limb (upper, middle, end; model space) so the end reaches
+/// `target_model`.
+///
+/// Following ik3d's "How a limb reaches": the distance from the upper joint to the target is
+/// cut to `[|l1 − l2|, l1 + l2 − straight_margin]` (after optional softening); the middle
+/// joint is placed on the side of the upper→target line toward `pole_model` (a model-space
+/// direction; the caller converts it from the body root's frame); the upper and lower bones
+/// are each turned by the shortest arc, so each keeps its twist; with
+/// `target_rotation_model` the end bone is turned to that model-space rotation, otherwise it
+/// keeps its local rotation. Bone lengths never change.
+///
+/// Degenerate input never produces NaN: a pole parallel to the limb falls back to the current
+/// bend plane, then to any perpendicular; a target at the upper joint keeps the current
+/// upper→end direction; zero-length bones do not turn.
+///
+/// # Errors
+/// [`IkError::NonFiniteInput`] for non-finite joints, target, target rotation or pole;
+/// [`IkError::InvalidVector`] for a zero pole.
+pub fn solve_two_bone(
+    joints_model: &[ChainJoint; 3],
+    target_model: Vec3,
+    target_rotation_model: Option<Quat>,
+    pole_model: Vec3,
+    params: &TwoBoneParams,
+) -> Result<TwoBoneResult, IkError> {
+    for (i, j) in joints_model.iter().enumerate() {
+        check_vec("joints_model.position", i, j.position)?;
+        check_quat("joints_model.rotation", i, j.rotation)?;
+    }
+    check_vec("target_model", 0, target_model)?;
+    check_vec("pole_model", 0, pole_model)?;
+    if let Some(q) = target_rotation_model {
+        check_quat("target_rotation_model", 0, q)?;
+    }
+    if pole_model == Vec3::ZERO {
+        return Err(IkError::InvalidVector {
+            name: "pole_model",
+            value: pole_model,
+            expected: "non-zero",
+        });
+    }
+
+    let [upper, mid, end] = *joints_model;
+    let upper_model = Vec3A::from(upper.position);
+    let upper_to_mid_model = Vec3A::from(mid.position) - upper_model;
+    let mid_to_end_model = Vec3A::from(end.position - mid.position);
+    let pole_model = Vec3A::from(pole_model);
+    let l1 = upper_to_mid_model.length();
+    let l2 = mid_to_end_model.length();
+
+    // Target direction and clamped (soft) distance.
+    let to_target_model = Vec3A::from(target_model) - upper_model;
+    let mut distance = to_target_model.length();
+    let dir_model = if distance > 0.0 && distance.is_finite() {
+        to_target_model / distance
+    } else {
+        // Target at the upper joint (keep the current upper→end line) or beyond f32 range.
+        let to_target_model = target_model - upper.position;
+        distance = safe_length(to_target_model);
+        let current = safe_direction(
+            end.position - upper.position,
+            safe_direction(mid.position - upper.position, Vec3::Y),
+        );
+        Vec3A::from(safe_direction(to_target_model, current))
+    };
+    let reach_min = (l1 - l2).abs();
+    let reach_max = (l1 + l2 - params.straight_margin).max(reach_min);
+    let mut solved = distance;
+    if params.soften < 1.0 {
+        let soft_start = params.soften * reach_max;
+        let span = reach_max - soft_start;
+        if solved > soft_start && span > 0.0 {
+            solved = soft_start + span * (1.0 - (-(solved - soft_start) / span).exp());
+        }
+    }
+    let solved = solved.clamp(reach_min, reach_max);
+    let short = (distance - solved).abs();
+
+    // Bend plane: toward the pole, else the current bend, else any perpendicular.
+    let pole_perp = pole_model - dir_model * pole_model.dot(dir_model);
+    let pole_perp_sq = pole_perp.length_squared();
+    let bend_model = if pole_perp_sq > 1e-10 * pole_model.length_squared()
+        && pole_perp_sq.is_finite()
+    {
+        pole_perp * pole_perp_sq.sqrt().recip()
+    } else {
+        let pole_dir = Vec3A::from(safe_direction(pole_model.into(), Vec3::Y));
+        (pole_dir - dir_model * pole_dir.dot(dir_model))
+            .try_normalize()
+            .or_else(|| {
+                (upper_to_mid_model - dir_model * upper_to_mid_model.dot(dir_model)).try_normalize()
+            })
+            .unwrap_or_else(|| dir_model.any_orthonormal_vector())
+    };
+
+    // Law of cosines at the upper joint; `dir` and `bend` are orthonormal, so the new upper
+    // direction is unit by construction and the new lower segment has length `l2`.
+    let (cos_a, sin_a) = if l1 > 0.0 && solved > 0.0 {
+        let c = ((l1 * l1 + solved * solved - l2 * l2) / (2.0 * l1 * solved)).clamp(-1.0, 1.0);
+        (c, (1.0 - c * c).max(0.0).sqrt())
+    } else {
+        (0.0, 1.0)
+    };
+    let new_upper_dir_model = dir_model * cos_a + bend_model * sin_a;
+    let hinge_axis_model = bend_model.cross(dir_model);
+
+    let delta_upper = if l1 > 0.0 {
+        shortest_arc_a(
+            upper_to_mid_model / l1,
+            new_upper_dir_model,
+            hinge_axis_model,
+        )
+    } else {
+        Quat::IDENTITY
+    };
+    let delta_mid = if l2 > 0.0 {
+        let carried = delta_upper * (mid_to_end_model / l2);
+        let new_lower = (dir_model * solved - new_upper_dir_model * l1) / l2;
+        shortest_arc_a(carried, new_lower, hinge_axis_model) * delta_upper
+    } else {
+        delta_upper
+    };
+    let end_rotation = unit(end.rotation);
+    let delta_end = match target_rotation_model {
+        Some(q) => unit(q) * end_rotation.inverse(),
+        None => delta_mid,
+    };
+    let mut corrections = [
+        correction_from_delta(unit(upper.rotation), Quat::IDENTITY, delta_upper),
+        correction_from_delta(unit(mid.rotation), delta_upper, delta_mid),
+        correction_from_delta(end_rotation, delta_mid, delta_end),
+    ];
+    if params.weight < 1.0 {
+        for c in &mut corrections {
+            *c = Quat::IDENTITY.slerp(*c, params.weight).normalize();
+        }
+    }
+    Ok(TwoBoneResult {
+        corrections,
+        short,
+        reached: short == 0.0,
+    })
+}

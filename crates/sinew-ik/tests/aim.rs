@@ -1,0 +1,105 @@
+//! Aim / look-at.
+
+use core::f32::consts::FRAC_PI_4;
+
+use glam::{Quat, Vec3};
+use sinew_ik::*;
+
+fn head() -> ChainJoint {
+    ChainJoint::new(Vec3::new(0.0, 1.6, 0.0), Quat::from_rotation_y(0.3))
+}
+
+#[test]
+fn aims_forward_at_target_and_up_toward_pole() {
+    let params = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 1.0, None).unwrap();
+    let target = Vec3::new(2.0, 2.5, -1.0);
+    let r = solve_aim(&head(), target, Vec3::Y, &params).unwrap();
+    assert!(r.reached && r.angle_error < 1e-3);
+    let rot = head().rotation * r.correction;
+    let fwd = rot * Vec3::Z;
+    assert!(fwd.dot((target - head().position).normalize()) > 1.0 - 1e-5);
+    let up = rot * Vec3::Y;
+    // Up lies in the plane of forward and the pole, on the pole's side.
+    assert!(up.dot(fwd.cross(Vec3::Y)).abs() < 1e-4 && up.y > 0.0);
+}
+
+#[test]
+fn offset_line_passes_through_target() {
+    let offset = Vec3::new(0.0, 0.07, 0.1);
+    let params = AimParams::new(Vec3::Z, Vec3::Y, offset, 0.0, 1.0, None).unwrap();
+    let target = Vec3::new(-1.0, 1.2, 2.0);
+    let r = solve_aim(&head(), target, Vec3::Y, &params).unwrap();
+    assert!(r.reached && r.angle_error < 1e-3);
+    let rot = head().rotation * r.correction;
+    let origin = head().position + rot * offset;
+    assert!((rot * Vec3::Z).dot((target - origin).normalize()) > 1.0 - 1e-5);
+    // Inside the offset radius: not reachable, no NaN.
+    let r = solve_aim(
+        &head(),
+        head().position + Vec3::new(0.0, 0.01, 0.0),
+        Vec3::Y,
+        &params,
+    )
+    .unwrap();
+    assert!(!r.reached && r.correction.is_finite() && r.angle_error.is_finite());
+}
+
+#[test]
+fn twist_weight_cone_and_degenerate() {
+    let base = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 1.0, None).unwrap();
+    let twisted = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.5, 1.0, None).unwrap();
+    let target = Vec3::new(1.0, 1.6, 3.0);
+    let a = solve_aim(&head(), target, Vec3::Y, &base).unwrap();
+    let b = solve_aim(&head(), target, Vec3::Y, &twisted).unwrap();
+    assert!(b.angle_error < 1e-3);
+    assert!(
+        ((a.correction.inverse() * b.correction).angle_between(Quat::IDENTITY) - 0.5).abs() < 1e-3
+    );
+
+    let coned = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 1.0, Some(FRAC_PI_4)).unwrap();
+    let behind =
+        head().position + head().rotation * Vec3::new(0.0, 0.0, -3.0) + Vec3::new(0.1, 0.0, 0.0);
+    let r = solve_aim(&head(), behind, Vec3::Y, &coned).unwrap();
+    assert!(!r.reached);
+    assert!((r.correction * Vec3::Z).angle_between(Vec3::Z) <= FRAC_PI_4 + 1e-4);
+
+    let half = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 0.5, None).unwrap();
+    let h = solve_aim(&head(), target, Vec3::Y, &half).unwrap();
+    assert!(
+        (h.correction.angle_between(Quat::IDENTITY) * 2.0
+            - a.correction.angle_between(Quat::IDENTITY))
+        .abs()
+            < 1e-3
+    );
+
+    for (t, pole) in [
+        (head().position, Vec3::Y),
+        (target, Vec3::ZERO),
+        (head().position + Vec3::Y, Vec3::Y),
+        (Vec3::splat(1e30), Vec3::Y),
+    ] {
+        let r = solve_aim(&head(), t, pole, &base).unwrap();
+        assert!(
+            r.correction.is_finite() && r.correction.is_normalized() && r.angle_error.is_finite(),
+            "{t} {pole}"
+        );
+    }
+    assert!(matches!(
+        AimParams::new(Vec3::ZERO, Vec3::Y, Vec3::ZERO, 0.0, 1.0, None),
+        Err(IkError::InvalidVector {
+            name: "forward_local",
+            ..
+        })
+    ));
+    assert!(matches!(
+        AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 1.0, Some(4.0)),
+        Err(IkError::InvalidParameter {
+            name: "cone_angle",
+            ..
+        })
+    ));
+    assert!(matches!(
+        solve_aim(&head(), Vec3::NAN, Vec3::Y, &base),
+        Err(IkError::NonFiniteInput { .. })
+    ));
+}

@@ -1,0 +1,344 @@
+//! FABRIK on Caliko's standard demo chains (unconstrained, 45° rotors, local hinges).
+//! Expected values come from geometry, not from Caliko's output.
+
+mod common;
+
+use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+use common::*;
+use glam::{EulerRot, Quat, Vec3};
+use sinew_ik::*;
+
+fn solve(
+    joints: &[ChainJoint],
+    links: &[FabrikLink],
+    target: Vec3,
+    params: &FabrikParams,
+) -> (SolveResult, Vec<Quat>) {
+    let mut scratch = FabrikScratch::new();
+    let mut c = vec![Quat::IDENTITY; links.len()];
+    let r = solve_fabrik(joints, links, target, params, &mut scratch, &mut c).unwrap();
+    (r, c)
+}
+
+fn dirs(joints: &[ChainJoint]) -> Vec<Vec3> {
+    joints
+        .windows(2)
+        .map(|w| (w[1].position - w[0].position).normalize())
+        .collect()
+}
+
+fn assert_lengths(before: &[ChainJoint], after: &[ChainJoint]) {
+    for (a, b) in before.windows(2).zip(after.windows(2)) {
+        let la = (a[1].position - a[0].position).length();
+        let lb = (b[1].position - b[0].position).length();
+        assert!((la - lb).abs() < 1e-4, "length {la} became {lb}");
+    }
+}
+
+#[test]
+fn unconstrained_reaches_reachable_target() {
+    let joints = straight_chain(10, 1.0);
+    let links = [FabrikLink::FREE; 10];
+    let target = Vec3::new(3.0, 4.0, 2.0);
+    let (r, c) = solve(&joints, &links, target, &FabrikParams::default());
+    assert!(r.satisfied, "{r:?}");
+    let out = fk(&joints, &c);
+    assert!((out[10].position - target).length() < 2e-4);
+    assert!(((out[10].position - target).length() - r.residual).abs() < 1e-4);
+    assert_lengths(&joints, &out);
+    assert_eq!(out[0].position, Vec3::ZERO, "the base is fixed");
+}
+
+#[test]
+fn unconstrained_unreachable_straightens_toward_target() {
+    let joints = straight_chain(10, 1.0);
+    let links = [FabrikLink::FREE; 10];
+    let target = Vec3::new(-12.0, 9.0, 5.0);
+    let (r, c) = solve(&joints, &links, target, &FabrikParams::default());
+    assert!(!r.satisfied);
+    assert!(
+        (r.residual - (target.length() - 10.0)).abs() < 1e-4,
+        "{r:?}"
+    );
+    let out = fk(&joints, &c);
+    for d in dirs(&out) {
+        assert!(d.dot(target.normalize()) > 1.0 - 1e-5);
+    }
+}
+
+#[test]
+fn unconstrained_at_target_stays_put() {
+    let joints = straight_chain(4, 1.0);
+    let links = [FabrikLink::FREE; 4];
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(4.0, 0.0, 0.00005),
+        &FabrikParams::default(),
+    );
+    assert_eq!(r.iterations, 0);
+    assert!(r.satisfied);
+    assert!(c.iter().all(|&q| q == Quat::IDENTITY));
+}
+
+#[test]
+fn unconstrained_target_at_base_and_huge_target() {
+    let joints = straight_chain(5, 1.0);
+    let links = [FabrikLink::FREE; 5];
+    for target in [
+        Vec3::ZERO,
+        Vec3::new(1e30, -3e29, 1e28),
+        Vec3::new(2.0, 0.0, 0.0),
+        Vec3::new(-1e-20, 0.0, 0.0),
+    ] {
+        let (r, c) = solve(&joints, &links, target, &FabrikParams::default());
+        assert!(r.residual.is_finite(), "{target}: {r:?}");
+        assert!(
+            c.iter().all(|q| q.is_finite() && q.is_normalized()),
+            "{target}"
+        );
+        assert_lengths(&joints, &fk(&joints, &c));
+    }
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(3e30, 0.0, 4e30),
+        &FabrikParams::default(),
+    );
+    assert!((r.residual / 5e30 - 1.0).abs() < 1e-4);
+    let out = fk(&joints, &c);
+    assert!(dirs(&out)[0].dot(Vec3::new(0.6, 0.0, 0.8)) > 1.0 - 1e-4);
+}
+
+#[test]
+fn rotor_chain_reaches_and_respects_cones() {
+    let joints = straight_chain(10, 1.0);
+    let links = rotor_links(10);
+    let params = FabrikParams::new(64, 1e-3, PI).unwrap();
+    let mut rng = Rng::new(11);
+    let mut solved = 0;
+    for _ in 0..100 {
+        let target = random_rotor_target(&mut rng, 10, 1.0);
+        let (r, c) = solve(&joints, &links, target, &params);
+        solved += usize::from(r.satisfied);
+        let out = fk(&joints, &c);
+        let d = dirs(&out);
+        assert!(
+            d[0].dot(Vec3::X) >= FRAC_PI_4.cos() - 1e-4,
+            "first segment leaves its rotor"
+        );
+        for w in d.windows(2) {
+            assert!(
+                w[0].dot(w[1]) >= FRAC_PI_4.cos() - 1e-4,
+                "segment leaves its rotor"
+            );
+        }
+        assert_lengths(&joints, &out);
+    }
+    assert!(solved >= 97, "solved {solved}/100");
+}
+
+#[test]
+fn rotor_chain_target_behind_base_is_unreachable_but_constrained() {
+    let joints = straight_chain(10, 1.0);
+    let links = rotor_links(10);
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(-5.0, 0.0, 0.0),
+        &FabrikParams::default(),
+    );
+    assert!(!r.satisfied && r.residual.is_finite());
+    let d = dirs(&fk(&joints, &c));
+    assert!(d[0].dot(Vec3::X) >= FRAC_PI_4.cos() - 1e-4);
+    for w in d.windows(2) {
+        assert!(w[0].dot(w[1]) >= FRAC_PI_4.cos() - 1e-4);
+    }
+}
+
+#[test]
+fn local_hinge_chain_stays_planar_and_in_range() {
+    let joints = straight_chain(10, 1.0);
+    let links = hinge_links(10);
+    let params = FabrikParams::new(64, 1e-3, PI).unwrap();
+    let mut rng = Rng::new(12);
+    let mut solved = 0;
+    for _ in 0..100 {
+        let target = random_hinge_target(&mut rng, 10, 1.0);
+        let (r, c) = solve(&joints, &links, target, &params);
+        solved += usize::from(r.satisfied);
+        let out = fk(&joints, &c);
+        let d = dirs(&out);
+        let mut prev = Vec3::X;
+        for (i, &di) in d.iter().enumerate() {
+            assert!(di.z.abs() < 1e-4, "segment {i} left the hinge plane: {di}");
+            let angle = prev.cross(di).z.atan2(prev.dot(di));
+            assert!(
+                angle.abs() <= FRAC_PI_2 + 1e-3,
+                "segment {i} hinge angle {angle}"
+            );
+            prev = di;
+            // A hinge turns its bone about the hinge axis only: the correction is about local Z.
+            let (axis, a) = c[i].to_axis_angle();
+            assert!(
+                a.abs() < 1e-6 || axis.cross(Vec3::Z).length() < 1e-3,
+                "link {i} correction axis {axis}"
+            );
+        }
+    }
+    assert!(solved >= 95, "solved {solved}/100");
+}
+
+#[test]
+fn shortest_arc_keeps_twist() {
+    // Bones rolled about their own axis: the correction's axis is orthogonal to the bone.
+    let mut joints = straight_chain(4, 1.0);
+    for (i, j) in joints.iter_mut().enumerate() {
+        j.rotation = Quat::from_rotation_x(0.7 * i as f32 + 0.3);
+    }
+    let links = [FabrikLink::FREE; 4];
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(1.0, 2.0, 1.5),
+        &FabrikParams::default(),
+    );
+    assert!(r.satisfied);
+    for q in c {
+        // Bone direction is local +X for every bone (rotations are rolls about X).
+        assert!(q.x.abs() < 1e-4, "correction {q} twists the bone");
+    }
+}
+
+#[test]
+fn zero_step_freezes_and_small_step_caps() {
+    let joints = straight_chain(3, 1.0);
+    let links = [FabrikLink::FREE; 3];
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(0.0, 2.0, 0.0),
+        &FabrikParams::new(8, 1e-4, 0.0).unwrap(),
+    );
+    assert!(!r.satisfied);
+    assert!(c.iter().all(|q| q.abs_diff_eq(Quat::IDENTITY, 1e-6)));
+    let step = 0.1;
+    let (_, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(0.0, 2.0, 0.0),
+        &FabrikParams::new(1, 1e-4, step).unwrap(),
+    );
+    for (a, b) in dirs(&joints).iter().zip(dirs(&fk(&joints, &c))) {
+        assert!(a.angle_between(b) <= step + 1e-4);
+    }
+}
+
+#[test]
+fn euler_box_bounds_the_local_correction() {
+    let joints = straight_chain(3, 1.0);
+    let limit = RotationLimit::new(Vec3::new(-0.1, -0.3, -0.3), Vec3::new(0.1, 0.3, 0.3)).unwrap();
+    let links = [FabrikLink::with_limit(limit); 3];
+    let (r, c) = solve(
+        &joints,
+        &links,
+        Vec3::new(0.5, 2.0, 1.0),
+        &FabrikParams::default(),
+    );
+    assert!(r.residual.is_finite());
+    for q in c {
+        assert!(limit.contains(q, 1e-4), "{:?}", q.to_euler(EulerRot::XYZ));
+    }
+}
+
+#[test]
+fn invalid_input_is_a_typed_error() {
+    let joints = straight_chain(3, 1.0);
+    let links = [FabrikLink::FREE; 3];
+    let mut scratch = FabrikScratch::new();
+    let mut c = [Quat::IDENTITY; 3];
+    let p = FabrikParams::default();
+    assert_eq!(
+        solve_fabrik(&joints, &links, Vec3::NAN, &p, &mut scratch, &mut c),
+        Err(IkError::NonFiniteInput {
+            name: "target_model",
+            index: 0
+        })
+    );
+    assert!(matches!(
+        solve_fabrik(&joints[..3], &links, Vec3::X, &p, &mut scratch, &mut c),
+        Err(IkError::LengthMismatch {
+            name: "joints_model",
+            expected: 4,
+            actual: 3
+        })
+    ));
+    assert!(matches!(
+        solve_fabrik(&joints, &links, Vec3::X, &p, &mut scratch, &mut c[..2]),
+        Err(IkError::LengthMismatch {
+            name: "corrections_local",
+            ..
+        })
+    ));
+    assert!(matches!(
+        solve_fabrik(&joints[..1], &[], Vec3::X, &p, &mut scratch, &mut []),
+        Err(IkError::EmptyChain { .. })
+    ));
+    assert!(matches!(
+        FabrikParams::new(0, 1e-4, 1.0),
+        Err(IkError::InvalidCount {
+            name: "iterations",
+            ..
+        })
+    ));
+    assert!(matches!(
+        FabrikParams::new(257, 1e-4, 1.0),
+        Err(IkError::InvalidCount { .. })
+    ));
+    assert!(matches!(
+        FabrikParams::new(1, 0.0, 1.0),
+        Err(IkError::InvalidParameter {
+            name: "tolerance",
+            ..
+        })
+    ));
+    assert!(matches!(
+        FabrikParams::new(1, 1e-4, -1.0),
+        Err(IkError::InvalidParameter {
+            name: "max_rotation_step",
+            ..
+        })
+    ));
+    let mut bad = joints.clone();
+    bad[2].position.y = f32::INFINITY;
+    assert!(matches!(
+        solve_fabrik(&bad, &links, Vec3::X, &p, &mut scratch, &mut c),
+        Err(IkError::NonFiniteInput {
+            name: "joints_model",
+            index: 2
+        })
+    ));
+}
+
+#[test]
+fn zero_length_bones_are_harmless() {
+    let joints = [
+        ChainJoint::at(Vec3::ZERO),
+        ChainJoint::at(Vec3::ZERO),
+        ChainJoint::at(Vec3::X),
+        ChainJoint::at(Vec3::X),
+        ChainJoint::at(Vec3::new(2.0, 0.0, 0.0)),
+    ];
+    for links in [vec![FabrikLink::FREE; 4], rotor_links(4), hinge_links(4)] {
+        let (r, c) = solve(
+            &joints,
+            &links,
+            Vec3::new(0.5, 1.2, 0.3),
+            &FabrikParams::default(),
+        );
+        assert!(r.residual.is_finite());
+        assert!(c.iter().all(|q| q.is_finite()));
+        assert_lengths(&joints, &fk(&joints, &c));
+    }
+}
