@@ -25,7 +25,7 @@ pub fn twist_about(q: Quat, axis: Vec3) -> Quat {
     let p = axis * v.dot(axis);
     let t = Quat::from_xyzw(p.x, p.y, p.z, q.w);
     let len = t.length();
-    if len < 1e-9 {
+    if len < 1e-6 {
         Quat::IDENTITY
     } else {
         t / len

@@ -1,0 +1,351 @@
+//! Weighted multi-layer blending of local poses (ozz's `BlendingJob`).
+
+use glam::{Quat, Vec3, Vec4};
+
+use crate::Transform;
+
+/// One normal layer: a local pose, a weight, optional per-bone weights.
+#[derive(Clone, Copy, Debug)]
+pub struct BlendLayer<'a> {
+    /// Local pose, one transform per bone.
+    pub pose: &'a [Transform],
+    /// Layer weight; values ≤ 0 contribute nothing.
+    pub weight: f32,
+    /// Optional per-bone weights multiplied with `weight` (e.g. 1 on the upper body, 0
+    /// elsewhere); one entry per bone, values ≤ 0 contribute nothing.
+    pub mask: Option<&'a [f32]>,
+}
+
+impl<'a> BlendLayer<'a> {
+    /// A layer without a mask.
+    #[must_use]
+    pub fn new(pose: &'a [Transform], weight: f32) -> Self {
+        Self {
+            pose,
+            weight,
+            mask: None,
+        }
+    }
+
+    /// The same layer with per-bone weights.
+    #[must_use]
+    pub fn with_mask(mut self, mask: &'a [f32]) -> Self {
+        self.mask = Some(mask);
+        self
+    }
+}
+
+/// What an additive layer's pose is a difference from.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum AdditiveReference<'a> {
+    /// The skeleton's rest pose (the `rest` slice given to [`blend`]).
+    #[default]
+    Rest,
+    /// A reference pose (e.g. the first frame of the additive clip), one transform per bone.
+    Pose(&'a [Transform]),
+}
+
+/// One additive layer, applied on top of the normalised result of the normal layers.
+///
+/// Per bone, with reference `r` and pose `p`, the delta is `Δt = p.t − r.t`,
+/// `Δr = r.r⁻¹ · p.r` and `Δs = p.s / r.s`; it is applied with weight `w` as
+/// `t += w·Δt`, `r = r · nlerp(identity, Δr, w)`, `s *= 1 + w·(Δs − 1)`. So adding
+/// `(p relative to r)` at weight 1 onto `r` gives back `p`.
+#[derive(Clone, Copy, Debug)]
+pub struct AdditiveLayer<'a> {
+    /// The pose the delta is taken to.
+    pub pose: &'a [Transform],
+    /// The pose the delta is taken from.
+    pub reference: AdditiveReference<'a>,
+    /// Layer weight, usually in `[0, 1]` (negative subtracts translation).
+    pub weight: f32,
+    /// Optional per-bone weights multiplied with `weight`.
+    pub mask: Option<&'a [f32]>,
+}
+
+impl<'a> AdditiveLayer<'a> {
+    /// An additive layer relative to the rest pose, without a mask.
+    #[must_use]
+    pub fn new(pose: &'a [Transform], weight: f32) -> Self {
+        Self {
+            pose,
+            reference: AdditiveReference::Rest,
+            weight,
+            mask: None,
+        }
+    }
+
+    /// The same layer relative to `reference`.
+    #[must_use]
+    pub fn relative_to(mut self, reference: &'a [Transform]) -> Self {
+        self.reference = AdditiveReference::Pose(reference);
+        self
+    }
+
+    /// The same layer with per-bone weights.
+    #[must_use]
+    pub fn with_mask(mut self, mask: &'a [f32]) -> Self {
+        self.mask = Some(mask);
+        self
+    }
+}
+
+/// Blend parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BlendParams {
+    /// Minimum total weight per bone. Below it the rest pose is blended in with weight
+    /// `threshold − total`, so a bone no layer drives falls back to rest, and does so
+    /// continuously. Default 0.1 (ozz's default).
+    pub threshold: f32,
+}
+
+impl Default for BlendParams {
+    fn default() -> Self {
+        Self { threshold: 0.1 }
+    }
+}
+
+#[inline(always)]
+fn align(acc: Vec4, q: Vec4) -> Vec4 {
+    if acc.dot(q) < 0.0 {
+        -q
+    } else {
+        q
+    }
+}
+
+/// Blends `layers` (weights normalised per bone), falls back towards `rest` where a bone's
+/// total weight is below `params.threshold`, then applies `additive` layers in order, writing
+/// the local pose `out`.
+///
+/// Translations and scales are weighted averages; rotations are the normalised weighted sum
+/// of sign-aligned quaternions (nlerp generalised to N layers). Needs no scratch: the loop runs
+/// bone by bone over all layers, so nothing is accumulated outside registers; nothing allocates.
+///
+/// # Panics
+/// If `rest`, any layer pose or mask, or an additive reference differs in length from `out`.
+pub fn blend(
+    rest: &[Transform],
+    layers: &[BlendLayer<'_>],
+    additive: &[AdditiveLayer<'_>],
+    params: &BlendParams,
+    out: &mut [Transform],
+) {
+    let n = out.len();
+    assert_eq!(rest.len(), n, "rest pose length");
+    for l in layers {
+        assert_eq!(l.pose.len(), n, "layer pose length");
+        assert!(l.mask.is_none_or(|m| m.len() == n), "layer mask length");
+    }
+    for l in additive {
+        assert_eq!(l.pose.len(), n, "additive pose length");
+        assert!(l.mask.is_none_or(|m| m.len() == n), "additive mask length");
+        if let AdditiveReference::Pose(r) = l.reference {
+            assert_eq!(r.len(), n, "additive reference length");
+        }
+    }
+    let threshold = params.threshold.max(0.0);
+    let masked = layers.iter().any(|l| l.mask.is_some());
+    if !masked {
+        let total: f32 = layers.iter().map(|l| l.weight.max(0.0)).sum();
+        let rest_weight = (threshold - total).max(0.0);
+        let norm = total + rest_weight;
+        if norm <= 0.0 || !norm.is_finite() {
+            out.copy_from_slice(rest);
+        } else if layers.len() == 2 && rest_weight == 0.0 {
+            blend_two(
+                layers[0].pose,
+                layers[1].pose,
+                layers[0].weight.max(0.0) / norm,
+                layers[1].weight.max(0.0) / norm,
+                out,
+            );
+        } else {
+            blend_general(rest, layers, threshold, out);
+        }
+    } else {
+        blend_general(rest, layers, threshold, out);
+    }
+    for l in additive {
+        apply_additive(rest, l, out);
+    }
+}
+
+/// Two unmasked layers with weights already normalised: one pass, no divisions per bone except
+/// the rotation normalisation, done four bones at a time (one SIMD square root and division).
+fn blend_two(a: &[Transform], b: &[Transform], wa: f32, wb: f32, out: &mut [Transform]) {
+    #[inline(always)]
+    fn one(pa: &Transform, pb: &Transform, wa: f32, wb: f32) -> (Transform, f32) {
+        let qa = Vec4::from(pa.rotation);
+        let qb = Vec4::from(pb.rotation);
+        let wq = if qa.dot(qb) < 0.0 { -wb } else { wb };
+        let q = qa * wa + qb * wq;
+        let t = Transform {
+            translation: pa.translation * wa + pb.translation * wb,
+            rotation: Quat::from_vec4(q),
+            scale: pa.scale * wa + pb.scale * wb,
+        };
+        (t, q.length_squared())
+    }
+    let mut o4 = out.chunks_exact_mut(4);
+    let mut a4 = a.chunks_exact(4);
+    let mut b4 = b.chunks_exact(4);
+    for ((o, pa), pb) in (&mut o4).zip(&mut a4).zip(&mut b4) {
+        let r = [
+            one(&pa[0], &pb[0], wa, wb),
+            one(&pa[1], &pb[1], wa, wb),
+            one(&pa[2], &pb[2], wa, wb),
+            one(&pa[3], &pb[3], wa, wb),
+        ];
+        let len2 = [r[0].1, r[1].1, r[2].1, r[3].1];
+        let inv = Vec4::from_array(len2.map(f32::sqrt)).recip().to_array();
+        for ((o, (t, _)), k) in o.iter_mut().zip(r).zip(inv) {
+            *o = Transform {
+                rotation: Quat::from_vec4(Vec4::from(t.rotation) * k),
+                ..t
+            };
+        }
+    }
+    for ((o, pa), pb) in o4
+        .into_remainder()
+        .iter_mut()
+        .zip(a4.remainder())
+        .zip(b4.remainder())
+    {
+        let (t, len2) = one(pa, pb, wa, wb);
+        *o = Transform {
+            rotation: Quat::from_vec4(Vec4::from(t.rotation) * len2.sqrt().recip()),
+            ..t
+        };
+    }
+}
+
+fn blend_general(
+    rest: &[Transform],
+    layers: &[BlendLayer<'_>],
+    threshold: f32,
+    out: &mut [Transform],
+) {
+    for (i, (o, r)) in out.iter_mut().zip(rest).enumerate() {
+        let mut t = Vec3::ZERO;
+        let mut q = Vec4::ZERO;
+        let mut s = Vec3::ZERO;
+        let mut total = 0.0f32;
+        for l in layers {
+            let w = l.weight.max(0.0) * l.mask.map_or(1.0, |m| m[i].max(0.0));
+            if w > 0.0 {
+                let p = &l.pose[i];
+                t += p.translation * w;
+                q += align(q, Vec4::from(p.rotation)) * w;
+                s += p.scale * w;
+                total += w;
+            }
+        }
+        let rest_weight = (threshold - total).max(0.0);
+        if rest_weight > 0.0 {
+            t += r.translation * rest_weight;
+            q += align(q, Vec4::from(r.rotation)) * rest_weight;
+            s += r.scale * rest_weight;
+            total += rest_weight;
+        }
+        let len2 = q.length_squared();
+        *o = if total > 0.0 && total.is_finite() && len2 > 1e-20 {
+            let inv = total.recip();
+            Transform {
+                translation: t * inv,
+                rotation: Quat::from_vec4(q * len2.sqrt().recip()),
+                scale: s * inv,
+            }
+        } else {
+            *r
+        };
+    }
+}
+
+fn apply_additive(rest: &[Transform], layer: &AdditiveLayer<'_>, out: &mut [Transform]) {
+    let reference = match layer.reference {
+        AdditiveReference::Rest => rest,
+        AdditiveReference::Pose(r) => r,
+    };
+    for (i, (o, (p, r))) in out
+        .iter_mut()
+        .zip(layer.pose.iter().zip(reference))
+        .enumerate()
+    {
+        let w = layer.weight * layer.mask.map_or(1.0, |m| m[i]);
+        if w == 0.0 {
+            continue;
+        }
+        o.translation += (p.translation - r.translation) * w;
+        let mut d = Vec4::from(r.rotation.conjugate() * p.rotation);
+        if d.w < 0.0 {
+            d = -d;
+        }
+        let dw = Vec4::W + (d - Vec4::W) * w;
+        let dq = Quat::from_vec4(dw * dw.length_recip());
+        o.rotation = (o.rotation * dq).normalize();
+        let ratio = Vec3::select(r.scale.cmpne(Vec3::ZERO), p.scale / r.scale, Vec3::ONE);
+        o.scale *= Vec3::ONE + (ratio - Vec3::ONE) * w;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(x: f32, angle: f32) -> Transform {
+        Transform::from_translation_rotation(Vec3::new(x, 0.0, 0.0), Quat::from_rotation_z(angle))
+    }
+
+    #[test]
+    fn two_layers_normalise() {
+        let a = [t(0.0, 0.0)];
+        let b = [t(2.0, 1.0)];
+        let rest = [Transform::IDENTITY];
+        let mut out = [Transform::IDENTITY];
+        // Weights 1 and 3 normalise to 0.25 / 0.75.
+        blend(
+            &rest,
+            &[BlendLayer::new(&a, 1.0), BlendLayer::new(&b, 3.0)],
+            &[],
+            &BlendParams::default(),
+            &mut out,
+        );
+        assert!((out[0].translation.x - 1.5).abs() < 1e-6);
+        let want = Quat::IDENTITY
+            .lerp(Quat::from_rotation_z(1.0), 0.75)
+            .normalize();
+        assert!(out[0].rotation.abs_diff_eq(want, 1e-6));
+    }
+
+    #[test]
+    fn general_path_matches_two_layer_path() {
+        let a = [t(0.0, 0.3), t(1.0, -2.0)];
+        let b = [t(2.0, 1.0), t(-1.0, 2.9)];
+        let rest = [Transform::IDENTITY; 2];
+        let ones = [1.0, 1.0];
+        let mut fast = [Transform::IDENTITY; 2];
+        let mut slow = [Transform::IDENTITY; 2];
+        let p = BlendParams::default();
+        blend(
+            &rest,
+            &[BlendLayer::new(&a, 0.4), BlendLayer::new(&b, 0.6)],
+            &[],
+            &p,
+            &mut fast,
+        );
+        blend(
+            &rest,
+            &[
+                BlendLayer::new(&a, 0.4).with_mask(&ones),
+                BlendLayer::new(&b, 0.6),
+            ],
+            &[],
+            &p,
+            &mut slow,
+        );
+        for (f, s) in fast.iter().zip(&slow) {
+            assert!(f.abs_diff_eq(s, 1e-5));
+        }
+    }
+}

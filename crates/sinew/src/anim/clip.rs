@@ -1,0 +1,360 @@
+//! Immutable animation clips.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+
+use super::{ClipError, Interpolation, Track};
+
+/// A process-unique clip identity, used to key [`SampleCache`](super::SampleCache)s (never an
+/// address, so a freed clip's cache cannot be mistaken for a new clip's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClipId(u64);
+
+impl ClipId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The raw number.
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// What happens past the clip's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Wrap {
+    /// Time wraps: `t mod duration` (a clip's last key should repeat its first for a seamless
+    /// loop; sampling does not interpolate from the last key back to the first).
+    #[default]
+    Loop,
+    /// Time is clamped to `[0, duration]`.
+    Clamp,
+}
+
+/// How bone track values relate to the skeleton's rest pose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ValueSpace {
+    /// Values are local transforms (glTF).
+    #[default]
+    Absolute,
+    /// Values are offsets from the rest local transform (VMD): translation `rest.t + v`,
+    /// rotation `rest.r · v`, scale `rest.s · v` (component-wise). Folded into the cached
+    /// segment coefficients, so it costs nothing per frame.
+    RelativeToRest,
+}
+
+/// The tracks that animate one bone, targeted by the bone's name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneTrack {
+    /// Name of the target bone ([`Skeleton::find`](crate::Skeleton::find)).
+    pub name: String,
+    /// Local translation, in the parent's units.
+    pub translation: Option<Track<Vec3>>,
+    /// Local rotation.
+    pub rotation: Option<Track<Quat>>,
+    /// Local scale.
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl BoneTrack {
+    /// A bone track without channels.
+    #[must_use]
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            translation: None,
+            rotation: None,
+            scale: None,
+        }
+    }
+
+    /// Sets the translation channel.
+    #[must_use]
+    pub fn with_translation(mut self, track: Track<Vec3>) -> Self {
+        self.translation = Some(track);
+        self
+    }
+
+    /// Sets the rotation channel.
+    #[must_use]
+    pub fn with_rotation(mut self, track: Track<Quat>) -> Self {
+        self.rotation = Some(track);
+        self
+    }
+
+    /// Sets the scale channel.
+    #[must_use]
+    pub fn with_scale(mut self, track: Track<Vec3>) -> Self {
+        self.scale = Some(track);
+        self
+    }
+}
+
+/// A scalar curve (morph weight or user curve), targeted by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatTrack {
+    /// Name of the morph or curve.
+    pub name: String,
+    /// The keys.
+    pub track: Track<f32>,
+}
+
+impl FloatTrack {
+    /// A named float track.
+    #[must_use]
+    pub fn new(name: impl Into<String>, track: Track<f32>) -> Self {
+        Self {
+            name: name.into(),
+            track,
+        }
+    }
+}
+
+/// An immutable, validated animation: per-bone TRS tracks and float tracks, a duration, a
+/// [`Wrap`] mode and a [`ValueSpace`]. Built by [`ClipBuilder`], shared with `Arc`.
+#[derive(Debug)]
+pub struct Clip {
+    id: ClipId,
+    name: String,
+    duration: f32,
+    wrap: Wrap,
+    space: ValueSpace,
+    bones: Vec<BoneTrack>,
+    floats: Vec<FloatTrack>,
+    cubic: bool,
+}
+
+impl Clip {
+    /// Starts a clip.
+    pub fn builder(name: impl Into<String>) -> ClipBuilder {
+        ClipBuilder {
+            name: name.into(),
+            duration: None,
+            wrap: Wrap::Loop,
+            space: ValueSpace::Absolute,
+            bones: Vec::new(),
+            floats: Vec::new(),
+        }
+    }
+
+    /// The clip's unique id.
+    #[must_use]
+    pub fn id(&self) -> ClipId {
+        self.id
+    }
+
+    /// The clip's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Duration in seconds.
+    #[must_use]
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
+    /// Looping or clamped.
+    #[must_use]
+    pub fn wrap(&self) -> Wrap {
+        self.wrap
+    }
+
+    /// Absolute or relative to the rest pose.
+    #[must_use]
+    pub fn space(&self) -> ValueSpace {
+        self.space
+    }
+
+    /// The bone tracks.
+    #[must_use]
+    pub fn bone_tracks(&self) -> &[BoneTrack] {
+        &self.bones
+    }
+
+    /// The float tracks.
+    #[must_use]
+    pub fn float_tracks(&self) -> &[FloatTrack] {
+        &self.floats
+    }
+
+    /// True when some track uses cubic-spline interpolation (sampling then evaluates cubic
+    /// polynomials for every non-eased track).
+    #[must_use]
+    pub fn has_cubic(&self) -> bool {
+        self.cubic
+    }
+
+    /// Maps a playback time (seconds, any value) to clip-local time in `[0, duration]`.
+    /// Non-finite times map to 0.
+    #[inline]
+    #[must_use]
+    pub fn local_time(&self, time: f32) -> f32 {
+        if !time.is_finite() || self.duration <= 0.0 {
+            return 0.0;
+        }
+        match self.wrap {
+            Wrap::Clamp => time.clamp(0.0, self.duration),
+            Wrap::Loop => {
+                let t = time.rem_euclid(self.duration);
+                // rem_euclid can round up to `duration` for tiny negative inputs.
+                if t >= self.duration {
+                    0.0
+                } else {
+                    t
+                }
+            }
+        }
+    }
+}
+
+/// Collects tracks and options, then validates and freezes a [`Clip`].
+#[derive(Clone, Debug)]
+#[must_use = "call build() to get the clip"]
+pub struct ClipBuilder {
+    name: String,
+    duration: Option<f32>,
+    wrap: Wrap,
+    space: ValueSpace,
+    bones: Vec<BoneTrack>,
+    floats: Vec<FloatTrack>,
+}
+
+impl ClipBuilder {
+    /// Sets the duration in seconds (default: the latest key time of any track).
+    pub fn duration(mut self, seconds: f32) -> Self {
+        self.duration = Some(seconds);
+        self
+    }
+
+    /// Sets the wrap mode (default [`Wrap::Loop`]).
+    pub fn wrap(mut self, wrap: Wrap) -> Self {
+        self.wrap = wrap;
+        self
+    }
+
+    /// Sets the value space (default [`ValueSpace::Absolute`]).
+    pub fn space(mut self, space: ValueSpace) -> Self {
+        self.space = space;
+        self
+    }
+
+    /// Adds a bone track.
+    pub fn bone(mut self, track: BoneTrack) -> Self {
+        self.bones.push(track);
+        self
+    }
+
+    /// Adds a float track.
+    pub fn float(mut self, track: FloatTrack) -> Self {
+        self.floats.push(track);
+        self
+    }
+
+    /// Validates every track and freezes the clip.
+    ///
+    /// # Errors
+    /// The first problem found, as a [`ClipError`] naming the track and the numbers.
+    pub fn build(self) -> Result<Arc<Clip>, ClipError> {
+        let mut end = 0.0f32;
+        let mut cubic = false;
+        let mut seen = HashSet::new();
+        for b in &self.bones {
+            if !seen.insert(b.name.as_str()) {
+                return Err(ClipError::DuplicateTarget {
+                    name: b.name.clone(),
+                });
+            }
+            if let Some(t) = &b.translation {
+                t.validate(&format!("{}.translation", b.name))?;
+                end = end.max(t.end_time());
+                cubic |= t.interpolation == Interpolation::CubicSpline;
+            }
+            if let Some(t) = &b.rotation {
+                t.validate(&format!("{}.rotation", b.name))?;
+                end = end.max(t.end_time());
+                cubic |= t.interpolation == Interpolation::CubicSpline;
+            }
+            if let Some(t) = &b.scale {
+                t.validate(&format!("{}.scale", b.name))?;
+                end = end.max(t.end_time());
+                cubic |= t.interpolation == Interpolation::CubicSpline;
+            }
+        }
+        seen.clear();
+        for f in &self.floats {
+            if !seen.insert(f.name.as_str()) {
+                return Err(ClipError::DuplicateTarget {
+                    name: f.name.clone(),
+                });
+            }
+            f.track.validate(&f.name)?;
+            end = end.max(f.track.end_time());
+            cubic |= f.track.interpolation == Interpolation::CubicSpline;
+        }
+        let duration = self.duration.unwrap_or(end);
+        if !duration.is_finite() || duration < 0.0 {
+            return Err(ClipError::InvalidDuration { duration });
+        }
+        Ok(Arc::new(Clip {
+            id: ClipId::next(),
+            name: self.name,
+            duration,
+            wrap: self.wrap,
+            space: self.space,
+            bones: self.bones,
+            floats: self.floats,
+            cubic,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_modes() {
+        let c = Clip::builder("c")
+            .float(FloatTrack::new(
+                "w",
+                Track::linear(vec![0.0, 2.0], vec![0.0, 1.0]),
+            ))
+            .build()
+            .unwrap();
+        assert_eq!(c.duration(), 2.0);
+        assert!((c.local_time(2.5) - 0.5).abs() < 1e-6);
+        assert!((c.local_time(-0.5) - 1.5).abs() < 1e-6);
+        assert_eq!(c.local_time(f32::NAN), 0.0);
+        let c = Clip::builder("c")
+            .wrap(Wrap::Clamp)
+            .duration(2.0)
+            .build()
+            .unwrap();
+        assert_eq!(c.local_time(3.0), 2.0);
+        assert_eq!(c.local_time(-1.0), 0.0);
+        assert!(Clip::builder("c").duration(-1.0).build().is_err());
+    }
+
+    #[test]
+    fn ids_are_unique_and_duplicates_rejected() {
+        let a = Clip::builder("a").build().unwrap();
+        let b = Clip::builder("a").build().unwrap();
+        assert_ne!(a.id(), b.id());
+        let e = Clip::builder("d")
+            .bone(BoneTrack::new("hip"))
+            .bone(BoneTrack::new("hip"))
+            .build();
+        assert_eq!(
+            e.unwrap_err(),
+            ClipError::DuplicateTarget { name: "hip".into() }
+        );
+    }
+}
