@@ -40,6 +40,7 @@
 pub mod dynamics_reader;
 pub mod error;
 pub mod model;
+pub mod motion;
 pub mod pmd;
 pub mod pmx;
 mod pmx_writer;
@@ -54,6 +55,7 @@ mod writer;
 pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
 pub use model::{MmdError, MmdFormat, MmdModel};
+pub use motion::{MmdMotion, MotionPlayer};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
 pub use runtime::{EvalOptions, MmdInstance};
