@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{json, Value};
-use sinew_mmd::{EvalOptions, MmdFormat, MmdInstance, MmdModel, StaticPose};
+use sinew_mmd::{
+    EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MotionPlayer, StaticPose, Vmd,
+};
 
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
@@ -17,6 +19,9 @@ use crate::error::CliError;
 pub struct PoseArgs {
     /// The model (.pmx, .pmd).
     pub model: PathBuf,
+    /// A VMD motion to play (frames at 30 fps).
+    #[arg(long)]
+    pub motion: Option<PathBuf>,
     /// A static pose JSON (`{"bones": {"name": {"t": [..], "r": [..]}}}`, MMD coordinates).
     #[arg(long)]
     pub pose: Option<PathBuf>,
@@ -80,6 +85,27 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
         None => (None, Value::Null),
     };
+    if args.pose.is_some() && args.motion.is_some() {
+        return Err(bad_input(
+            &PathBuf::from("--pose"),
+            "give either --pose or --motion, not both",
+        ));
+    }
+    let mut player = match &args.motion {
+        Some(p) => {
+            let vmd = Vmd::parse(&read_file(p)?).map_err(|e| bad_input(p, e))?;
+            let motion = MmdMotion::from_vmd(&vmd, Some(&model)).map_err(|e| bad_input(p, e))?;
+            let player = MotionPlayer::new(Arc::new(motion), &model);
+            if !player.unmatched_bones().is_empty() {
+                eprintln!(
+                    "sinew: warning: {} motion bones are not in the model",
+                    player.unmatched_bones().len()
+                );
+            }
+            Some(player)
+        }
+        None => None,
+    };
     let mut inst = MmdInstance::new(Arc::clone(&model));
     if let Some(pose) = &pose {
         let unknown = pose.apply(&mut inst);
@@ -92,6 +118,9 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         let opts = options(mode).expect("checked");
         let mut frames = Vec::with_capacity(args.frames.len());
         for &frame in &args.frames {
+            if let Some(player) = player.as_mut() {
+                player.apply(frame as f32, &mut inst);
+            }
             inst.evaluate(opts);
             let bones: Vec<Value> = model
                 .bones
@@ -120,7 +149,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     let doc = json!({
         "tool": format!("sinew {} MmdInstance, physics off", env!("CARGO_PKG_VERSION")),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
-        "vmd": Value::Null,
+        "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
         "fps": 30,
         "format": match model.format { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
