@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use glam::{Quat, Vec3};
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, Pmd, Vmd};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Pmd, Vmd};
 
 fn assets() -> Option<PathBuf> {
     let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
@@ -62,6 +62,20 @@ fn bench(c: &mut Criterion) {
             black_box(inst.world());
         });
     });
+    let motion = Arc::new(MmdMotion::from_vmd(&Vmd::parse(&vmd).unwrap(), Some(&model)).unwrap());
+    let mut player = MotionPlayer::new(motion, &model);
+    let mut frame = 0.0f32;
+    g.bench_function(
+        "miku_v2 + wavefile_v2, sample + IK + append (full), advancing 1 frame",
+        |b| {
+            b.iter(|| {
+                frame = (frame + 1.0) % 2800.0;
+                player.apply(frame, &mut inst);
+                inst.evaluate(EvalOptions::default());
+                black_box(inst.world());
+            });
+        },
+    );
     g.finish();
 }
 

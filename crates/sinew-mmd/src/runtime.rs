@@ -138,6 +138,10 @@ pub struct MmdInstance {
     has_append_position: Vec<bool>,
     children: Vec<Vec<usize>>,
     link_info: Vec<Vec<LinkInfo>>,
+    /// Per IK owner: the bones from the base link down to the effector, parent first.
+    ik_path: Vec<Vec<usize>>,
+    /// Per IK owner, per link: the link's position in `ik_path`.
+    link_in_path: Vec<Vec<usize>>,
     stack: Vec<usize>,
     options: EvalOptions,
 }
@@ -150,6 +154,8 @@ impl MmdInstance {
         let mut is_chain = vec![false; n];
         let mut children = vec![Vec::new(); n];
         let mut infos = vec![Vec::new(); n];
+        let mut ik_path = vec![Vec::new(); n];
+        let mut link_in_path = vec![Vec::new(); n];
         for (i, b) in model.bones.iter().enumerate() {
             if let Some(p) = b.parent {
                 children[p].push(i);
@@ -159,6 +165,29 @@ impl MmdInstance {
                     is_chain[l.bone] = true;
                 }
                 infos[i] = ik.links.iter().map(link_info).collect();
+                // Walk up from the effector to the base link (the last one in file order).
+                let base = ik.links[ik.links.len() - 1].bone;
+                let mut path = vec![ik.effector];
+                let mut cur = ik.effector;
+                while cur != base {
+                    match model.bones[cur].parent {
+                        Some(p) if path.len() <= n => {
+                            path.push(p);
+                            cur = p;
+                        }
+                        _ => break,
+                    }
+                }
+                path.reverse();
+                let positions: Vec<usize> = ik
+                    .links
+                    .iter()
+                    .map(|l| path.iter().position(|&b| b == l.bone).unwrap_or(usize::MAX))
+                    .collect();
+                if cur == base && positions.iter().all(|&p| p != usize::MAX) {
+                    ik_path[i] = path;
+                    link_in_path[i] = positions;
+                }
             }
         }
         Self {
@@ -176,6 +205,8 @@ impl MmdInstance {
             has_append_position: vec![false; n],
             children,
             link_info: infos,
+            ik_path,
+            link_in_path,
             stack: Vec::with_capacity(n),
             options: EvalOptions::default(),
             model,
@@ -403,6 +434,7 @@ impl MmdInstance {
                 let info = self.link_info[owner][ci];
                 if info.axis != SolveAxis::Fixed {
                     self.solve_link(
+                        owner,
                         ik.limit_angle,
                         &ik.links,
                         ik.effector,
@@ -419,11 +451,19 @@ impl MmdInstance {
                 break;
             }
         }
+        if !self.ik_path[owner].is_empty() {
+            // During the iterations only the path to the effector was kept up to date; bring
+            // the rest of the base link's subtree to the final state (what updating it after
+            // every step, as babylon-mmd does, leaves behind).
+            let base = ik.links[ik.links.len() - 1].bone;
+            self.update_ik_chain_world(base);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn solve_link(
         &mut self,
+        owner: usize,
         unit_angle: f32,
         links: &[MmdIkLink],
         effector: usize,
@@ -520,8 +560,20 @@ impl MmdInstance {
             };
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
         }
-        for k in (0..=ci).rev() {
-            self.update_ik_chain_world(links[k].bone);
+        if self.ik_path[owner].is_empty() {
+            // Links not on one parent path (malformed file): babylon-mmd's full refresh.
+            for k in (0..=ci).rev() {
+                self.update_ik_chain_world(links[k].bone);
+            }
+        } else {
+            // Only the bones between this link and the effector feed the next step.
+            let rotation = self.ik_rotation[b] * self.chain_rotation[b];
+            self.set_world(b, rotation, self.chain_position[b]);
+            let from = self.link_in_path[owner][ci] + 1;
+            for k in from..self.ik_path[owner].len() {
+                let p = self.ik_path[owner][k];
+                self.update_world(p, false);
+            }
         }
         self.update_world(effector, false);
         *target = self.position(effector);
