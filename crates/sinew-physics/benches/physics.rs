@@ -1,0 +1,164 @@
+//! Physics per frame for a miku_v2-like rig (45 bodies, 27 joints: hair and skirt chains of
+//! dynamic capsules hanging from kinematic bodies), and instances per second with rayon.
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use rayon::prelude::*;
+use sinew::dynamics::{
+    BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
+};
+use sinew::glam::{Quat, Vec3};
+use sinew::{BoneId, Model, Parent, SkeletonBuilder, SkeletonInstance, Transform};
+use sinew_physics::{PhysicsOptions, Ragdoll};
+
+const DT: f32 = 1.0 / 60.0;
+
+/// 18 kinematic bodies (root, torso, head, arms …) + 9 chains of 3 dynamic capsules = 45
+/// bodies; each chain has 3 joints = 27 joints.
+fn rig() -> Model {
+    let mut sb = SkeletonBuilder::new();
+    sb.push("root", Parent::Root, Transform::IDENTITY);
+    let mut bodies = Vec::new();
+    let mut joints = Vec::new();
+    let mut next = 1u16;
+    // 18 kinematic anchors in a ring at head/hip height.
+    for k in 0..18 {
+        let a = k as f32 / 18.0 * std::f32::consts::TAU;
+        let p = Vec3::new(
+            0.15 * a.cos(),
+            if k % 2 == 0 { 1.5 } else { 0.9 },
+            0.15 * a.sin(),
+        );
+        sb.push(format!("k{k}"), "root", Transform::from_translation(p));
+        bodies.push(RigidBodyDesc {
+            name: format!("k{k}"),
+            bone: Some(BoneId(next)),
+            shape: Shape::Sphere,
+            size: Vec3::splat(0.05),
+            position: p,
+            collision_group: 0,
+            non_collision_mask: 0b10,
+            mode: BodyMode::Kinematic,
+            ..RigidBodyDesc::default()
+        });
+        next += 1;
+    }
+    // 9 chains of 3 capsules hanging from anchors 0, 2, …, 16.
+    for c in 0..9usize {
+        let anchor = c * 2;
+        let base: Vec3 = bodies[anchor].position;
+        let mut parent_name = format!("k{anchor}");
+        let mut parent_body = anchor;
+        for s in 0..3 {
+            let top = base + Vec3::new(0.0, -0.1 * s as f32, -0.02);
+            let name = format!("c{c}_{s}");
+            let local = if s == 0 {
+                Vec3::new(0.0, 0.0, -0.02)
+            } else {
+                Vec3::new(0.0, -0.1, 0.0)
+            };
+            sb.push(
+                name.clone(),
+                parent_name.as_str(),
+                Transform::from_translation(local),
+            );
+            bodies.push(RigidBodyDesc {
+                name: name.clone(),
+                bone: Some(BoneId(next)),
+                shape: Shape::Capsule,
+                size: Vec3::new(0.015, 0.06, 0.0),
+                position: top + Vec3::new(0.0, -0.05, 0.0),
+                collision_group: 1,
+                non_collision_mask: 0b10,
+                mass: 0.1,
+                linear_damping: 0.5,
+                angular_damping: 0.5,
+                mode: BodyMode::Dynamic,
+                ..RigidBodyDesc::default()
+            });
+            joints.push(JointDesc {
+                name: format!("j{c}_{s}"),
+                body_a: parent_body,
+                body_b: bodies.len() - 1,
+                position: top,
+                rotation_min: Vec3::new(-0.5, -0.1, -0.3),
+                rotation_max: Vec3::new(0.5, 0.1, 0.3),
+                ..JointDesc::default()
+            });
+            parent_body = bodies.len() - 1;
+            parent_name = name;
+            next += 1;
+        }
+    }
+    assert_eq!((bodies.len(), joints.len()), (45, 27));
+    let skel: Arc<sinew::Skeleton> = sb.build().unwrap();
+    let physics = Physics::from_tables(
+        bodies
+            .into_iter()
+            .map(|b| RigidBody::new(b).unwrap())
+            .collect(),
+        joints.into_iter().map(|j| Joint::new(j).unwrap()).collect(),
+    );
+    let mut m = Model::new(skel.clone());
+    SkeletonDynamicsBuilder::new(&skel)
+        .physics(physics)
+        .attach(&mut m)
+        .unwrap();
+    m
+}
+
+fn frame(inst: &mut SkeletonInstance, r: &mut Ragdoll, t: f32) {
+    inst.input_mut()[0].rotation = Quat::from_rotation_y(0.8 * (2.0 * t).sin());
+    inst.input_mut()[0].translation = Vec3::new(0.3 * t.sin(), 0.0, 0.0);
+    inst.update_transform();
+    r.evaluate_physics_frame(inst, t, DT).unwrap();
+}
+
+fn bench(c: &mut Criterion) {
+    let m = rig();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    let mut t = 0.0f32;
+    for _ in 0..60 {
+        frame(&mut inst, &mut r, t);
+        t += DT;
+    }
+    c.bench_function("physics_frame_45_bodies_27_joints_60hz", |b| {
+        b.iter(|| {
+            frame(&mut inst, &mut r, t);
+            t += DT;
+        });
+    });
+
+    let n = 64;
+    let mut crowd: Vec<(SkeletonInstance, Ragdoll, f32)> = (0..n)
+        .map(|i| {
+            (
+                SkeletonInstance::new(&m),
+                Ragdoll::new(&m, PhysicsOptions::default()).unwrap(),
+                i as f32 * 0.1,
+            )
+        })
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("crowd_2_threads");
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_function("instance_frames", |b| {
+        b.iter(|| {
+            pool.install(|| {
+                crowd.par_iter_mut().for_each(|(inst, r, t)| {
+                    frame(inst, r, *t);
+                    *t += DT;
+                });
+            });
+        });
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

