@@ -9,6 +9,7 @@
 mod commands;
 mod error;
 mod render;
+mod scene;
 
 use std::process::ExitCode;
 

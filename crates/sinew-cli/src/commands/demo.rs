@@ -1,15 +1,18 @@
-//! `sinew demo`: the built-in procedural humanoid, animated, drawn to a contact sheet.
+//! `sinew demo`: the built-in procedural humanoid walking over uneven ground with foot IK, a
+//! hand following a moving target and the head looking at it; writes an animated GIF and a
+//! PNG contact sheet (front and side views; targets, look-at line and bodies drawn) and prints
+//! per-frame timings and residuals.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
-use glam::{Affine3A, Vec3};
-use sinew::RigState;
-use sinew_testkit::Humanoid;
+use glam::Vec3;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
-use crate::render::{Bounds, Sheet, Style, View};
+use crate::render::{Bounds, Cell, GifWriter, Sheet, Style, View};
+use crate::scene::humanoid::{ground, HumanoidScene};
+use crate::scene::DrawFrame;
 
 /// Arguments of `sinew demo`.
 #[derive(Args, Debug)]
@@ -17,100 +20,204 @@ pub struct DemoArgs {
     /// Where to write the contact sheet (PNG).
     #[arg(long, default_value = "sinew-demo.png")]
     pub out: PathBuf,
-    /// How many frames to draw (1..=32).
+    /// Where to write the animation (GIF); `--gif none` skips it.
+    #[arg(long, default_value = "sinew-demo.gif")]
+    pub gif: PathBuf,
+    /// Length of the animation in seconds (0.1..=20).
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f32,
+    /// Animation frames per second (1..=60).
+    #[arg(long, default_value_t = 20)]
+    pub fps: u32,
+    /// Frames on the contact sheet (1..=32).
     #[arg(long, default_value_t = 6)]
     pub frames: u32,
-    /// Length of the animation in seconds.
-    #[arg(long, default_value_t = 1.0)]
-    pub seconds: f32,
     /// Width and height of one view in pixels (64..=1024).
     #[arg(long, default_value_t = 220)]
     pub cell: u32,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
-/// One evaluated frame.
-struct Frame {
-    time: f32,
-    world: Vec<Affine3A>,
-    eval_ns: u128,
+fn check(ok: bool, flag: &str, message: String) -> Result<(), CliError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(CliError::Input {
+            path: flag.into(),
+            message,
+        })
+    }
+}
+
+const TARGET: [u8; 4] = [30, 160, 60, 255];
+const SEGMENT: [u8; 4] = [230, 140, 30, 255];
+const BODY: [u8; 4] = [60, 110, 220, 255];
+
+/// Draws one frame into a cell.
+fn draw(cell: &mut Cell<'_>, frame: &DrawFrame, parents: &[u16], bounds: &Bounds) {
+    // Ground profile under the feet, along the view's horizontal axis.
+    let n = 48;
+    let pts: Vec<Vec3> = (0..=n)
+        .map(|i| {
+            let s = i as f32 / n as f32;
+            match cell.view() {
+                View::Front => {
+                    let x = bounds.min.x + s * (bounds.max.x - bounds.min.x);
+                    let z = frame.world[0].translation.z;
+                    Vec3::new(x, ground(x, z), z)
+                }
+                View::Side => {
+                    let z = bounds.min.z + s * (bounds.max.z - bounds.min.z);
+                    Vec3::new(0.1, ground(0.1, z), z)
+                }
+            }
+        })
+        .collect();
+    cell.polyline(&pts, [150, 140, 120, 255], 1.5);
+    for &(c, r) in &frame.bodies {
+        cell.circle(c, r, BODY);
+    }
+    cell.skeleton(parents, &frame.world);
+    for &(a, b) in &frame.segments {
+        cell.line(a, b, SEGMENT, 1.0);
+    }
+    for &t in &frame.targets {
+        cell.cross(t, 4.0, TARGET);
+    }
 }
 
 /// Runs the demo.
 pub fn run(args: &DemoArgs) -> Result<(), CliError> {
-    if !(1..=32).contains(&args.frames) {
-        return Err(CliError::Input {
-            path: "--frames".into(),
-            message: format!("must be 1..=32, got {}", args.frames),
-        });
-    }
-    if !(64..=1024).contains(&args.cell) {
-        return Err(CliError::Input {
-            path: "--cell".into(),
-            message: format!("must be 64..=1024, got {}", args.cell),
-        });
-    }
-    if !(args.seconds.is_finite() && args.seconds > 0.0) {
-        return Err(CliError::Input {
-            path: "--seconds".into(),
-            message: format!("must be a positive number, got {}", args.seconds),
-        });
-    }
-    let humanoid = Humanoid::new();
-    let mut state = RigState::new(humanoid.skeleton.clone());
-    let mut frames = Vec::with_capacity(args.frames as usize);
-    for i in 0..args.frames {
-        let time = args.seconds * i as f32 / args.frames as f32;
-        let start = Instant::now();
-        humanoid.animate(time, state.locals_mut());
-        let world = state.compute_world();
-        let eval_ns = start.elapsed().as_nanos();
-        frames.push(Frame {
-            time,
-            world: world.to_vec(),
-            eval_ns,
-        });
+    check(
+        (1..=32).contains(&args.frames),
+        "--frames",
+        format!("must be 1..=32, got {}", args.frames),
+    )?;
+    check(
+        (64..=1024).contains(&args.cell),
+        "--cell",
+        format!("must be 64..=1024, got {}", args.cell),
+    )?;
+    check(
+        (1..=60).contains(&args.fps),
+        "--fps",
+        format!("must be 1..=60, got {}", args.fps),
+    )?;
+    check(
+        args.seconds.is_finite() && (0.1..=20.0).contains(&args.seconds),
+        "--seconds",
+        format!("must be within 0.1..=20, got {}", args.seconds),
+    )?;
+
+    let mut scene = HumanoidScene::new();
+    let total = ((args.seconds * args.fps as f32).round() as usize).max(1);
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64 * 2)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len}")
+            .map_err(|e| CliError::Internal(e.to_string()))?
+            .progress_chars("=> "),
+    );
+    bar.set_message("simulate");
+    let mut frames = Vec::with_capacity(total);
+    for i in 0..total {
+        frames.push(scene.frame(i as f32 / args.fps as f32));
+        bar.inc(1);
     }
     let mut bounds = Bounds::EMPTY;
     for f in &frames {
         for m in &f.world {
             bounds.include(m.translation.into());
         }
+        for t in &f.targets {
+            bounds.include(*t);
+        }
     }
-    bounds.include(Vec3::ZERO);
-    let bounds = bounds.padded(0.05);
+    bounds.include(Vec3::new(bounds.min.x, -0.1, bounds.min.z));
+    let bounds = bounds.padded(0.04);
+    let parents = scene.parents().to_vec();
+
+    // Animated GIF: front and side side by side.
+    bar.set_message("gif");
+    let write_gif = args.gif.as_os_str() != "none";
+    if write_gif {
+        let mut gif = GifWriter::create(&args.gif, 2 * args.cell, args.cell)?;
+        for f in &frames {
+            let mut sheet = Sheet::new(2, 1, args.cell, args.cell, Style::default())?;
+            for (k, view) in [View::Front, View::Side].into_iter().enumerate() {
+                let mut cell = sheet.cell(k as u32, view, &bounds);
+                draw(&mut cell, f, &parents, &bounds);
+            }
+            gif.add(sheet.pixmap(), (100 / args.fps).max(2) as u16)?;
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+
+    // Contact sheet.
+    let picks: Vec<usize> = (0..args.frames as usize)
+        .map(|k| k * total / args.frames as usize)
+        .collect();
     let mut sheet = Sheet::new(args.frames, 2, args.cell, args.cell, Style::default())?;
-    let parents = humanoid.skeleton.parent_indices();
-    for (i, f) in frames.iter().enumerate() {
+    for (col, &i) in picks.iter().enumerate() {
         for (row, view) in [View::Front, View::Side].into_iter().enumerate() {
-            let mut cell = sheet.cell(row as u32 * args.frames + i as u32, view, &bounds);
-            cell.ground(0.0, bounds.min, bounds.max);
-            cell.skeleton(parents, &f.world);
+            let mut cell = sheet.cell(row as u32 * args.frames + col as u32, view, &bounds);
+            draw(&mut cell, &frames[i], &parents, &bounds);
         }
     }
     sheet.save_png(&args.out)?;
 
     println!(
-        "sinew demo: procedural humanoid, {} joints",
-        humanoid.skeleton.len()
+        "sinew demo: procedural humanoid, {} joints, {} frames over {:.1} s",
+        scene.joints(),
+        total,
+        args.seconds
     );
-    println!(
-        "{:>6} {:>8} {:>12} {:>10}",
-        "frame", "time s", "eval ns", "head y m"
-    );
-    for (i, f) in frames.iter().enumerate() {
-        println!(
-            "{:>6} {:>8.3} {:>12} {:>10.3}",
+    println!("foot IK on uneven ground (two-bone), left hand on a moving target (FABRIK), head look-at (aim)");
+    let names: Vec<String> = frames[0].residuals.iter().map(|(n, _)| n.clone()).collect();
+    let mut header = format!("{:>6} {:>7} {:>9}", "frame", "time s", "eval µs");
+    for n in &names {
+        header.push_str(&format!(" {:>9}", format!("{n} mm")));
+    }
+    println!("{header}");
+    for &i in &picks {
+        let f = &frames[i];
+        let mut row = format!(
+            "{:>6} {:>7.3} {:>9.1}",
             i,
             f.time,
-            f.eval_ns,
-            f.world[humanoid.bones.head.index()].translation.y
+            f.eval_ns as f64 / 1000.0
         );
+        for (_, r) in &f.residuals {
+            row.push_str(&format!(" {:>9.3}", r * 1000.0));
+        }
+        println!("{row}");
     }
+    let mean = frames.iter().map(|f| f.eval_ns as f64).sum::<f64>() / frames.len() as f64 / 1000.0;
+    let worst = frames
+        .iter()
+        .flat_map(|f| f.residuals.iter().map(|r| r.1))
+        .fold(0.0f32, f32::max);
     println!(
-        "wrote {} ({}x{} px: front views on top, side views below)",
-        args.out.display(),
-        args.frames * args.cell,
-        2 * args.cell
+        "mean frame evaluation {mean:.1} µs; worst IK residual {:.3} mm",
+        worst * 1000.0
     );
+    if write_gif {
+        println!(
+            "wrote {} ({}x{} px, {} frames) and {}",
+            args.gif.display(),
+            2 * args.cell,
+            args.cell,
+            total,
+            args.out.display()
+        );
+    } else {
+        println!("wrote {}", args.out.display());
+    }
     Ok(())
 }

@@ -4,8 +4,10 @@
 //! Drawing goes through [`Cell`], which maps world points to pixels, so any later layer
 //! (targets, bodies, props) draws the same way.
 
+mod gif;
 mod sheet;
 mod view;
 
-pub use sheet::{Sheet, Style};
+pub use gif::GifWriter;
+pub use sheet::{Cell, Sheet, Style};
 pub use view::{Bounds, View};

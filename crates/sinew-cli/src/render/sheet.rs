@@ -115,6 +115,11 @@ impl Sheet {
         }
     }
 
+    /// The pixels.
+    pub fn pixmap(&self) -> &Pixmap {
+        &self.pixmap
+    }
+
     /// Encodes the sheet as PNG bytes.
     pub fn encode_png(&self) -> Result<Vec<u8>, CliError> {
         self.pixmap
@@ -192,6 +197,62 @@ impl Cell<'_> {
         }
     }
 
+    /// The view this cell draws.
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    /// A cross marker at a world point (IK targets).
+    pub fn cross(&mut self, p: Vec3, size: f32, rgba: [u8; 4]) {
+        let c = self.to_pixel(p);
+        if !c.is_finite() {
+            return;
+        }
+        for (dx, dy) in [(size, size), (size, -size)] {
+            let mut pb = PathBuilder::new();
+            pb.move_to(c.x - dx, c.y - dy);
+            pb.line_to(c.x + dx, c.y + dy);
+            if let Some(path) = pb.finish() {
+                let stroke = Stroke {
+                    width: 1.5,
+                    ..Stroke::default()
+                };
+                self.pixmap.stroke_path(
+                    &path,
+                    &paint(rgba),
+                    &stroke,
+                    SkTransform::identity(),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// A circle outline of world radius `radius` around a world point (rigid bodies).
+    pub fn circle(&mut self, p: Vec3, radius: f32, rgba: [u8; 4]) {
+        let c = self.to_pixel(p);
+        let r = (radius * self.scale).max(1.0);
+        if !c.is_finite() || !r.is_finite() {
+            return;
+        }
+        if let Some(path) = PathBuilder::from_circle(c.x, c.y, r) {
+            self.pixmap.stroke_path(
+                &path,
+                &paint(rgba),
+                &Stroke::default(),
+                SkTransform::identity(),
+                None,
+            );
+        }
+    }
+
+    /// A polyline through world points.
+    pub fn polyline(&mut self, points: &[Vec3], rgba: [u8; 4], width: f32) {
+        for w in points.windows(2) {
+            self.line(w[0], w[1], rgba, width);
+        }
+    }
+
     /// Draws a skeleton: a line from each bone to its parent and a dot at each joint. Links
     /// from a root bone (a motion root standing on the ground) are left out, since they are no
     /// limb.
@@ -212,15 +273,5 @@ impl Cell<'_> {
         for w in world {
             self.dot(w.translation.into(), style.joint_radius, style.joint);
         }
-    }
-
-    /// A horizontal ground line at height `y` spanning `x0..x1` in view space.
-    pub fn ground(&mut self, y: f32, from: Vec3, to: Vec3) {
-        self.line(
-            Vec3::new(from.x, y, from.z),
-            Vec3::new(to.x, y, to.z),
-            [150, 140, 120, 255],
-            1.0,
-        );
     }
 }
