@@ -225,6 +225,26 @@ impl MmdInstance {
         &self.world
     }
 
+    /// World matrices, writable: a physics step writes simulated bones here (file order)
+    /// between [`Self::evaluate_before_physics`] and [`Self::evaluate_after_physics`].
+    pub fn world_mut(&mut self) -> &mut [Affine3A] {
+        &mut self.world
+    }
+
+    /// Sets every world matrix from sinew world matrices in skeleton order.
+    ///
+    /// # Panics
+    /// If `world` is not the skeleton's length.
+    pub fn set_world_from_skeleton_order(&mut self, world: &[Affine3A]) {
+        let s = &self.model.skeleton;
+        assert_eq!(world.len(), s.len());
+        for i in 0..self.world.len() {
+            if let Some(id) = s.from_source_index(i) {
+                self.world[i] = world[id.index()];
+            }
+        }
+    }
+
     /// Enables or disables the IK owned by bone `bone` (file index). Returns false when the
     /// bone owns no IK.
     pub fn set_ik_enabled(&mut self, bone: usize, enabled: bool) -> bool {

@@ -1,0 +1,154 @@
+//! Soak test: miku_v2.pmd dancing wavefile_v2.vmd for the whole motion with physics on (hair,
+//! skirt, necktie, sleeves). No NaN, every dynamic body within a bound of its bone's animated
+//! position, no teleport resets, and the same run twice gives identical output; the joint-limit
+//! excess is measured and printed. Skips (with a message) when the shared assets are absent.
+//!
+//! The MMD runtime evaluates the bones before physics; their world pose goes into a generic
+//! instance whose model holds only the physics table; the ragdoll steps and writes back; the
+//! simulated world pose goes back into the MMD instance, which then evaluates its
+//! after-physics bones.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use glam::{Affine3A, Vec3};
+use sinew::dynamics::SkeletonDynamicsBuilder;
+use sinew::{Model, SkeletonInstance};
+use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
+use sinew_mmd::{
+    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
+};
+use sinew_physics::{PhysicsOptions, Ragdoll};
+
+fn assets() -> Option<PathBuf> {
+    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+        PathBuf::from,
+    );
+    if dir.join("mmd/threejs-examples/miku/miku_v2.pmd").is_file()
+        && dir
+            .join("mmd/threejs-examples/vmds/wavefile_v2.vmd")
+            .is_file()
+    {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping: miku_v2.pmd / wavefile_v2.vmd not found under {}",
+            dir.display()
+        );
+        None
+    }
+}
+
+struct Run {
+    worst_deviation: f32,
+    worst_joint: f32,
+    resets: usize,
+    checksum: f64,
+    frames: usize,
+}
+
+fn run(dir: &std::path::Path, frames: u32) -> Run {
+    let mmd = Arc::new(
+        MmdModel::from_bytes(
+            &std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")).unwrap(),
+        )
+        .unwrap(),
+    );
+    let vmd =
+        Vmd::parse(&std::fs::read(dir.join("mmd/threejs-examples/vmds/wavefile_v2.vmd")).unwrap())
+            .unwrap();
+    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).unwrap());
+    let mut player = MotionPlayer::new(motion, &mmd);
+    let mut inst = MmdInstance::new(Arc::clone(&mmd));
+    // A model with only the physics table: the MMD runtime did IK and append already.
+    let mut model = Model::new(mmd.skeleton.clone());
+    let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+    read_physics(
+        &mmd,
+        &mut builder,
+        &MmdReaderOptions::default(),
+        &mut ReadReport::default(),
+    )
+    .unwrap();
+    builder.attach(&mut model).unwrap();
+    let mut body = SkeletonInstance::new(&model);
+    let options = PhysicsOptions {
+        teleport_distance: 20.0,
+        ..PhysicsOptions::default()
+    };
+    let mut ragdoll = Ragdoll::new(&model, options).unwrap();
+    // MMD units are ~8 cm: MMD runtimes use 9.8 × 10 units/s².
+    ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+    let dt = 1.0 / 30.0;
+    let mut out = Run {
+        worst_deviation: 0.0,
+        worst_joint: 0.0,
+        resets: 0,
+        checksum: 0.0,
+        frames: 0,
+    };
+    for frame in 0..=frames {
+        player.apply(frame as f32, &mut inst);
+        inst.evaluate_before_physics(EvalOptions::default());
+        inst.write_locals(body.input_mut());
+        let report = ragdoll
+            .evaluate_physics_frame(&mut body, frame as f32 * dt, dt)
+            .unwrap()
+            .clone();
+        assert!(
+            report.bad_bodies.is_empty(),
+            "frame {frame}: bad bodies {:?}",
+            report.bad_bodies
+        );
+        if frame > 0 && report.reset.is_some() {
+            out.resets += 1;
+        }
+        out.worst_deviation = out.worst_deviation.max(report.worst_body_deviation);
+        out.worst_joint = out.worst_joint.max(report.worst_joint_violation);
+        let world: Vec<Affine3A> = body.world().to_vec();
+        assert!(
+            world.iter().all(Affine3A::is_finite),
+            "frame {frame}: non-finite pose"
+        );
+        inst.set_world_from_skeleton_order(&world);
+        inst.evaluate_after_physics();
+        out.checksum += inst
+            .world()
+            .iter()
+            .map(|m| f64::from(m.translation.x + m.translation.y + m.translation.z))
+            .sum::<f64>();
+        out.frames += 1;
+    }
+    out
+}
+
+#[test]
+fn miku_dances_the_whole_motion_with_physics() {
+    let Some(dir) = assets() else { return };
+    let last = 2809;
+    let a = run(&dir, last);
+    eprintln!(
+        "soak: {} frames, worst dynamic body deviation from its bone {:.3} units, worst joint limit excess {:.3} rad, {} resets",
+        a.frames, a.worst_deviation, a.worst_joint, a.resets
+    );
+    // Bound (MMD units; the model is ≈ 20 tall and its twin tails ≈ 12 long): a body may swing
+    // around its bone — the tail tips legitimately travel ~14 units — but never fly off.
+    assert!(
+        a.worst_deviation < 20.0,
+        "a body strayed {} units from its bone",
+        a.worst_deviation
+    );
+    // Joint limits: the excess is reported, not asserted — the cone/twist mapping does not hold
+    // MMD's authored boxes during this dance (measured ≈ 3 rad; see the issue notes). The
+    // limits test on a quasi-static pendulum (tests/ragdoll.rs) holds them within 0.05 rad.
+    assert_eq!(a.resets, 0, "the dance triggered teleport resets");
+    // Determinism: the same run twice is bit-identical.
+    let b = run(&dir, 300);
+    let a300 = run(&dir, 300);
+    assert_eq!(
+        a300.checksum.to_bits(),
+        b.checksum.to_bits(),
+        "same input, different output"
+    );
+}
