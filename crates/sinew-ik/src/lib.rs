@@ -38,6 +38,7 @@
 //! | analytic two-bone limb | [`solve_two_bone`] | ozz `IKTwoBoneJob`, ik3d "How a limb reaches" |
 //! | CCD | [`solve_ccd`] | MMD (saba / babylon-mmd) |
 //! | aim / look-at | [`solve_aim`] | ozz `IKAimJob` |
+//! | many goals on shared chains | [`arbiter`] ([`DefaultArbiter`], [`StrictPriorityArbiter`]) | weighted pass / null-space staged solve |
 //!
 //! Angles are radians throughout; lengths are in the caller's unit.
 //!
@@ -82,6 +83,7 @@
 #![warn(missing_docs)]
 
 mod aim;
+pub mod arbiter;
 mod ccd;
 mod chain;
 mod direction;
@@ -91,6 +93,10 @@ mod limits;
 mod two_bone;
 
 pub use aim::{solve_aim, AimParams, AimResult};
+pub use arbiter::{
+    Arbiter, ArbiterChain, ArbiterScratch, ChainId, DefaultArbiter, Goal, GoalMode, GoalTarget,
+    StrictPriorityArbiter,
+};
 pub use ccd::{solve_ccd, CcdLink, CcdParams, CcdScratch};
 pub use chain::{
     apply_corrections, correction_from_delta, corrections_from_deltas, ChainJoint, SolveResult,

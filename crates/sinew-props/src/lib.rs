@@ -1,0 +1,61 @@
+//! # sinew-props: props and limbs (ik3d)
+//!
+//! Arms and legs bent to reach points on a held prop (a rifle's grip and support) or a
+//! machine. In the sinew frame it runs **after IK and before physics and rendering**:
+//!
+//! ```text
+//!  sample → blend → constraints → local_to_world → IK   (sinew / sinew-ik)
+//!      ▼
+//!  props: anchor the prop, then bend each limb           (this crate, Slot::Ik, after)
+//!      ▼
+//!  actors (Slot::Post) read the reached pose → physics writeback → render
+//! ```
+//!
+//! * [`PropsConfig`]: the `world.ik3d` table (`kinds → { anchor?, limbs? }`), read from JSON
+//!   with errors naming the kind and field.
+//! * [`Prop`]: a small node tree with named empties, placed by its root.
+//! * [`anchor`] and [`reach`]: the two solves as functions.
+//! * [`PropsRig`]: one body's per-frame state: kind, props (maybe still loading), limp flag,
+//!   handed limbs, the last solve's [`PropsRig::short`].
+//! * [`PropsModule`]: a [`PropsRig`] as a [`sinew::instance::TickModule`].
+//! * [`demo`]: a rifle and a config for `sinew_testkit::Humanoid`.
+//!
+//! All world transforms are in the body's evaluation space (the [`sinew::RigState`]'s world
+//! matrices); metres, radians inside, degrees only in the config's `turn`.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::sync::Arc;
+//! use sinew_props::{demo, PropSlot, PropsRig};
+//! # let skeleton = sinew::SkeletonBuilder::new()
+//! #     .bone("root", sinew::Parent::Root, sinew::Transform::IDENTITY).build().unwrap();
+//! let mut rig = PropsRig::new(Arc::new(demo::humanoid_rifle_config()), Some("humanoid"))?;
+//! rig.hold(demo::RIFLE, PropSlot::Loading); // the model is still loading
+//! let mut state = sinew::RigState::new(skeleton);
+//! state.compute_world();
+//! rig.solve(&mut state)?; // waits: the body stands as its clip draws it
+//! assert!(rig.short().is_none());
+//! # Ok::<(), sinew_props::PropsError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod config;
+pub mod demo;
+mod error;
+mod module;
+mod prop;
+mod rig;
+mod solve;
+
+pub use config::{AnchorConfig, KindConfig, LimbConfig, PropsConfig};
+pub use error::PropsError;
+pub use module::PropsModule;
+pub use prop::{Prop, PropBuilder, PropNode};
+pub use rig::{HandedLimb, PropSlot, PropsRig};
+pub use solve::{anchor, reach, rotation_of};
+
+/// The crate's main names in one import.
+pub mod prelude {
+    pub use crate::{HandedLimb, Prop, PropSlot, PropsConfig, PropsError, PropsModule, PropsRig};
+}
