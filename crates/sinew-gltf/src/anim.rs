@@ -1,0 +1,422 @@
+//! Animations → clips, and clip evaluation to joint world transforms.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use glam::{Affine3A, Quat, Vec3};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::animation::util::ReadOutputs;
+use gltf::animation::{Interpolation as GInterp, Property};
+use sinew::anim::{
+    sample, BoneTrack, Clip, ClipBinding, FloatTrack, Interpolation, SampleCache, Track,
+    TrackValue, Untracked, Wrap,
+};
+use sinew::pose::local_to_world;
+use sinew::{BoneId, Skeleton, Transform};
+
+use crate::load::check_accessor;
+use crate::{GltfError, GltfModel, GltfWarning};
+
+const NORMALIZED: [DataType; 5] = [
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+
+/// Splits glTF sampler output (interleaved in-tangent, value, out-tangent per key for cubic
+/// splines) into a track.
+fn make_track<T: TrackValue>(interpolation: GInterp, times: Vec<f32>, values: Vec<T>) -> Track<T> {
+    match interpolation {
+        GInterp::Step => Track::step(times, values),
+        GInterp::Linear => Track::linear(times, values),
+        GInterp::CubicSpline => {
+            let n = values.len() / 3;
+            let (mut a, mut v, mut b) = (
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+                Vec::with_capacity(n),
+            );
+            for k in values.chunks_exact(3) {
+                a.push(k[0]);
+                v.push(k[1]);
+                b.push(k[2]);
+            }
+            Track::cubic_spline(times, a, v, b)
+        }
+    }
+}
+
+fn path_name(p: Property) -> &'static str {
+    match p {
+        Property::Translation => "translation",
+        Property::Rotation => "rotation",
+        Property::Scale => "scale",
+        Property::MorphTargetWeights => "weights",
+    }
+}
+
+/// Converts every animation of the document.
+pub(crate) fn read_clips(
+    document: &gltf::Document,
+    buffers: &[Vec<u8>],
+    node_to_bone: &[Option<BoneId>],
+    node_names: &[String],
+    normalize: bool,
+    warnings: &mut Vec<GltfWarning>,
+) -> Result<Vec<Arc<Clip>>, GltfError> {
+    let mut clips = Vec::new();
+    for anim in document.animations() {
+        let ai = anim.index();
+        let mut bones: BTreeMap<usize, BoneTrack> = BTreeMap::new();
+        let mut floats: BTreeMap<(usize, usize), FloatTrack> = BTreeMap::new();
+        let mut duration = 0.0f32;
+        for (ci, channel) in anim.channels().enumerate() {
+            let sampler = channel.sampler();
+            let node = channel.target().node().index();
+            let property = channel.target().property();
+            let input = sampler.input();
+            let output = sampler.output();
+            check_accessor(
+                &input,
+                buffers,
+                "animation input",
+                &[Dimensions::Scalar],
+                &[DataType::F32],
+            )?;
+            let (dims, types): (Dimensions, &[DataType]) = match property {
+                Property::Translation | Property::Scale => (Dimensions::Vec3, &[DataType::F32]),
+                Property::Rotation => (Dimensions::Vec4, &NORMALIZED),
+                Property::MorphTargetWeights => (Dimensions::Scalar, &NORMALIZED),
+            };
+            check_accessor(&output, buffers, "animation output", &[dims], types)?;
+            let reader = channel.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .ok_or_else(|| GltfError::Accessor {
+                    index: input.index(),
+                    usage: "animation input",
+                    reason: "data cannot be read".to_owned(),
+                })?
+                .collect();
+            if let Some(&last) = times.last() {
+                if last.is_finite() {
+                    duration = duration.max(last);
+                }
+            }
+            let interpolation = sampler.interpolation();
+            let per_key = if interpolation == GInterp::CubicSpline {
+                3
+            } else {
+                1
+            };
+            let bad_count = |got: usize| GltfError::Accessor {
+                index: output.index(),
+                usage: "animation output",
+                reason: format!(
+                    "{got} elements for {} keys ({} per key)",
+                    times.len(),
+                    per_key
+                ),
+            };
+            let is_trs = property != Property::MorphTargetWeights;
+            if is_trs && node_to_bone.get(node).copied().flatten().is_none() {
+                warnings.push(GltfWarning::IgnoredChannel {
+                    animation: ai,
+                    channel: ci,
+                    node,
+                    path: path_name(property),
+                });
+                continue;
+            }
+            let outputs = reader.read_outputs().ok_or_else(|| GltfError::Accessor {
+                index: output.index(),
+                usage: "animation output",
+                reason: "data cannot be read".to_owned(),
+            })?;
+            let mut replaced = false;
+            match outputs {
+                ReadOutputs::Translations(it) | ReadOutputs::Scales(it) => {
+                    let values: Vec<Vec3> = it.map(Vec3::from).collect();
+                    if values.len() != times.len() * per_key {
+                        return Err(bad_count(values.len()));
+                    }
+                    let track = make_track(interpolation, times, values);
+                    let bt = bones
+                        .entry(node)
+                        .or_insert_with(|| BoneTrack::new(node_names[node].clone()));
+                    let slot = if property == Property::Translation {
+                        &mut bt.translation
+                    } else {
+                        &mut bt.scale
+                    };
+                    replaced = slot.replace(track).is_some();
+                }
+                ReadOutputs::Rotations(r) => {
+                    let mut values: Vec<Quat> = r.into_f32().map(Quat::from_array).collect();
+                    if values.len() != times.len() * per_key {
+                        return Err(bad_count(values.len()));
+                    }
+                    if interpolation != GInterp::CubicSpline {
+                        let deviation = values
+                            .iter()
+                            .fold(0.0f32, |m, q| m.max((q.length() - 1.0).abs()));
+                        if deviation > 1e-5 {
+                            warnings.push(GltfWarning::NonUnitRotation {
+                                animation: ai,
+                                channel: ci,
+                                node,
+                                deviation,
+                            });
+                        }
+                        if normalize {
+                            for q in &mut values {
+                                let l = q.length();
+                                if l > 1e-12 && l.is_finite() {
+                                    *q /= l;
+                                }
+                            }
+                        }
+                    }
+                    let track = make_track(interpolation, times, values);
+                    let bt = bones
+                        .entry(node)
+                        .or_insert_with(|| BoneTrack::new(node_names[node].clone()));
+                    replaced = bt.rotation.replace(track).is_some();
+                }
+                ReadOutputs::MorphTargetWeights(w) => {
+                    let values: Vec<f32> = w.into_f32().collect();
+                    let per_time = times.len() * per_key;
+                    if values.is_empty() || values.len() % per_time != 0 {
+                        return Err(bad_count(values.len()));
+                    }
+                    let targets = values.len() / per_time;
+                    for target in 0..targets {
+                        let v: Vec<f32> = (0..per_time)
+                            .map(|e| values[e * targets + target])
+                            .collect();
+                        let track = make_track(interpolation, times.clone(), v);
+                        let name = format!("{}.weights[{target}]", node_names[node]);
+                        replaced |= floats
+                            .insert((node, target), FloatTrack::new(name, track))
+                            .is_some();
+                    }
+                }
+            }
+            if replaced {
+                warnings.push(GltfWarning::DuplicateChannel {
+                    animation: ai,
+                    channel: ci,
+                    node,
+                });
+            }
+        }
+        let name = anim
+            .name()
+            .filter(|n| !n.is_empty())
+            .map_or_else(|| format!("animation_{ai}"), str::to_owned);
+        let mut b = Clip::builder(name).duration(duration).wrap(Wrap::Loop);
+        for (_, t) in bones {
+            b = b.bone(t);
+        }
+        for (_, f) in floats {
+            b = b.float(f);
+        }
+        clips.push(b.build().map_err(|source| GltfError::Clip {
+            animation: ai,
+            source,
+        })?);
+    }
+    Ok(clips)
+}
+
+/// One skin joint's world transform, relative to the glTF scene root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointWorld {
+    /// The joint's node index.
+    pub node: usize,
+    /// The joint's bone.
+    pub bone: BoneId,
+    /// World matrix relative to the scene root.
+    pub world: Affine3A,
+}
+
+/// Evaluates one clip of a [`GltfModel`] at any time into local transforms and world
+/// matrices relative to the scene root. Holds the binding, the sampling cache and the
+/// buffers, so repeated sampling does not allocate.
+///
+/// Sampling is sinew's ([`sinew::anim::sample`]) with one glTF-specific step: `LINEAR`
+/// rotation tracks are re-evaluated with spherical interpolation (slerp, three.js's
+/// `slerpFlat` formula), which the glTF specification and three.js use, where sinew's fast
+/// path uses nlerp (the two differ inside a segment, by ~0.05° for 30° steps). Time wraps
+/// modulo the clip duration (three.js `LoopRepeat`). When the model was loaded without
+/// rotation normalisation, the slerp result is not normalised either (three.js behaviour).
+#[derive(Debug)]
+pub struct JointSampler {
+    skeleton: Arc<Skeleton>,
+    clip: Arc<Clip>,
+    binding: ClipBinding,
+    cache: SampleCache,
+    slerp: Vec<(usize, BoneId)>,
+    normalize: bool,
+    joints: Vec<(usize, BoneId)>,
+    locals: Vec<Transform>,
+    world: Vec<Affine3A>,
+}
+
+impl JointSampler {
+    /// A sampler for clip `clip` of `model`.
+    ///
+    /// # Errors
+    /// [`GltfError::NoSuchClip`].
+    pub fn new(model: &GltfModel, clip: usize) -> Result<Self, GltfError> {
+        let c = model.clips.get(clip).ok_or(GltfError::NoSuchClip {
+            index: clip,
+            count: model.clips.len(),
+        })?;
+        Ok(Self::for_clip(model, Arc::clone(c)))
+    }
+
+    /// A sampler for any clip targeting the model's bone names (e.g. a re-imported bake).
+    #[must_use]
+    pub fn for_clip(model: &GltfModel, clip: Arc<Clip>) -> Self {
+        let skeleton = Arc::clone(model.skeleton());
+        let binding = ClipBinding::new(&clip, &skeleton);
+        let slerp = clip
+            .bone_tracks()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                t.rotation
+                    .as_ref()
+                    .is_some_and(|r| r.interpolation() == Interpolation::Linear)
+            })
+            .filter_map(|(i, t)| skeleton.find(&t.name).map(|b| (i, b)))
+            .collect();
+        let n = skeleton.len();
+        Self {
+            cache: SampleCache::for_binding(&binding),
+            binding,
+            slerp,
+            normalize: model.options().normalize_rotations,
+            joints: model.joint_bones(),
+            locals: skeleton.rest_pose().to_vec(),
+            world: vec![Affine3A::IDENTITY; n],
+            skeleton,
+            clip,
+        }
+    }
+
+    /// The clip.
+    #[must_use]
+    pub fn clip(&self) -> &Arc<Clip> {
+        &self.clip
+    }
+
+    /// Samples at `time` (seconds, wrapped modulo the duration) and returns the world matrix of
+    /// every bone relative to the scene root (bone order). Untracked bones take their rest
+    /// transform.
+    pub fn sample(&mut self, time: f32) -> &[Affine3A] {
+        sample(
+            &self.clip,
+            &self.binding,
+            &mut self.cache,
+            time,
+            Untracked::Rest,
+            &mut self.locals,
+        );
+        let lt = self.clip.local_time(time);
+        for &(track, bone) in &self.slerp {
+            if let Some(r) = &self.clip.bone_tracks()[track].rotation {
+                self.locals[bone.index()].rotation = slerp_track(r, lt, self.normalize);
+            }
+        }
+        local_to_world(
+            self.skeleton.parent_indices(),
+            &self.locals,
+            &Affine3A::IDENTITY,
+            &mut self.world,
+        );
+        &self.world
+    }
+
+    /// Local transforms of the last sample, bone order.
+    #[must_use]
+    pub fn locals(&self) -> &[Transform] {
+        &self.locals
+    }
+
+    /// World matrices of the last sample, bone order.
+    #[must_use]
+    pub fn world(&self) -> &[Affine3A] {
+        &self.world
+    }
+
+    /// World transforms of every skin joint from the last sample (order of
+    /// [`GltfModel::joint_bones`]).
+    #[must_use]
+    pub fn joints(&self) -> Vec<JointWorld> {
+        self.joints
+            .iter()
+            .map(|&(node, bone)| JointWorld {
+                node,
+                bone,
+                world: self.world[bone.index()],
+            })
+            .collect()
+    }
+}
+
+/// Slerp evaluation of a linear rotation track at clip-local time `t` (three.js
+/// `QuaternionLinearInterpolant`: holds the end values outside the keys, returns keys as they
+/// are at key times).
+fn slerp_track(track: &Track<Quat>, t: f32, normalize: bool) -> Quat {
+    let times = track.times();
+    let values = track.values();
+    let k = times.partition_point(|&x| x <= t);
+    if k == 0 {
+        return values[0];
+    }
+    if k >= times.len() {
+        return values[times.len() - 1];
+    }
+    let (t0, t1) = (times[k - 1], times[k]);
+    let s = (t - t0) / (t1 - t0);
+    let q = slerp_flat(values[k - 1], values[k], s);
+    if normalize {
+        q.normalize()
+    } else {
+        q
+    }
+}
+
+/// three.js `Quaternion.slerpFlat` in `f64`: shortest-path slerp that falls back to a
+/// normalised lerp for nearly equal rotations and does not normalise otherwise.
+fn slerp_flat(a: Quat, b: Quat, t: f32) -> Quat {
+    if t == 0.0 {
+        return a;
+    }
+    if t == 1.0 {
+        return b;
+    }
+    let (a, b, t) = (a.as_dquat(), b.as_dquat(), f64::from(t));
+    if a == b {
+        return a.as_quat();
+    }
+    let mut s = 1.0 - t;
+    let mut u = t;
+    let cos = a.dot(b);
+    let dir = if cos >= 0.0 { 1.0 } else { -1.0 };
+    let sqr_sin = 1.0 - cos * cos;
+    let lerp = sqr_sin <= f64::EPSILON;
+    if !lerp {
+        let sin = sqr_sin.sqrt();
+        let len = sin.atan2(cos * dir);
+        s = (s * len).sin() / sin;
+        u = (u * len).sin() / sin;
+    }
+    let v = glam::DVec4::from(a) * s + glam::DVec4::from(b) * (u * dir);
+    let v = if lerp { v.normalize() } else { v };
+    glam::DQuat::from_vec4(v).as_quat()
+}
