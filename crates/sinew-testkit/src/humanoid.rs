@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 use sinew::dynamics::{
-    BonePoseConstraint, ChainSolver, IkChain, IkChainParams, IkLink, SkeletonDynamicsBuilder,
-    TransformInheritance,
+    BodyMode, BonePoseConstraint, ChainSolver, IkChain, IkChainParams, IkLink, Joint, JointDesc,
+    Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder, TransformInheritance,
 };
 use sinew::{BoneId, Model, Parent, Skeleton, SkeletonBuilder, Transform};
 
@@ -348,6 +348,114 @@ impl Humanoid {
     /// Never for this fixed rig (tested).
     #[must_use]
     pub fn model_with_ik(&self) -> Model {
+        self.model_with(false)
+    }
+
+    /// [`Self::model_with_ik`] plus a physics table ([`Self::physics_table`]): the ponytail
+    /// and every extra chain hang as dynamic capsules from kinematic head, pelvis and chest
+    /// bodies.
+    ///
+    /// # Panics
+    /// Never for this fixed rig (tested).
+    #[must_use]
+    pub fn model_with_ik_and_physics(&self) -> Model {
+        self.model_with(true)
+    }
+
+    /// The physics table of [`Self::model_with_ik_and_physics`], in metres: kinematic spheres on
+    /// head (r 0.11), pelvis (r 0.14) and chest (r 0.13); per chain bone a dynamic capsule
+    /// (r 0.02, 50 g) along the bone, jointed to its parent body with ±0.5 rad swing and
+    /// ±0.1 rad twist and a weak spring. Chains collide with the kinematic bodies, not with
+    /// each other.
+    ///
+    /// # Panics
+    /// Never for this fixed rig (tested).
+    #[must_use]
+    pub fn physics_table(&self) -> Physics {
+        let rest = self.skeleton.rest_world();
+        let pos = |b: BoneId| -> Vec3 { rest[b.index()].translation.into() };
+        let b = &self.bones;
+        let anchors = [
+            (b.head, 0.11f32, Vec3::new(0.0, 0.1, 0.0)),
+            (b.pelvis, 0.14, Vec3::ZERO),
+            (b.spine[2], 0.13, Vec3::ZERO),
+        ];
+        let mut bodies: Vec<RigidBodyDesc> = anchors
+            .iter()
+            .map(|&(bone, r, off)| RigidBodyDesc {
+                name: format!("{}-body", self.skeleton.name(bone)),
+                bone: Some(bone),
+                shape: Shape::Sphere,
+                size: Vec3::splat(r),
+                position: pos(bone) + off,
+                collision_group: 0,
+                non_collision_mask: 1 << 1,
+                mode: BodyMode::Kinematic,
+                ..RigidBodyDesc::default()
+            })
+            .collect();
+        let mut joints = Vec::new();
+        let mut chains: Vec<Vec<BoneId>> = vec![b.ponytail.to_vec()];
+        chains.extend(self.extra_chains.iter().cloned());
+        for chain in &chains {
+            let anchor_bone = self.skeleton.parent(chain[0]).unwrap_or(b.head);
+            let mut parent_body = anchors.iter().position(|a| a.0 == anchor_bone).unwrap_or(0);
+            for (i, &bone) in chain.iter().enumerate() {
+                let start = pos(bone);
+                let end = match chain.get(i + 1) {
+                    Some(&next) => pos(next),
+                    None if i > 0 => start + (start - pos(chain[i - 1])),
+                    None => start - Vec3::Y * 0.06,
+                };
+                let len = (end - start).length().max(0.02);
+                let dir = (end - start).normalize_or(Vec3::NEG_Y);
+                let r = 0.02;
+                bodies.push(RigidBodyDesc {
+                    name: format!("{}-body", self.skeleton.name(bone)),
+                    bone: Some(bone),
+                    shape: Shape::Capsule,
+                    size: Vec3::new(r, (len - 2.0 * r).max(0.005), 0.0),
+                    position: (start + end) * 0.5,
+                    rotation: sinew::math::euler_xyz_from_quat(Quat::from_rotation_arc(
+                        Vec3::Y,
+                        dir,
+                    )),
+                    collision_group: 1,
+                    non_collision_mask: 1 << 1,
+                    mass: 0.05,
+                    linear_damping: 0.5,
+                    angular_damping: 0.5,
+                    friction: 0.5,
+                    mode: BodyMode::Dynamic,
+                    ..RigidBodyDesc::default()
+                });
+                let this = bodies.len() - 1;
+                joints.push(JointDesc {
+                    name: format!("{}-joint", self.skeleton.name(bone)),
+                    body_a: parent_body,
+                    body_b: this,
+                    position: start,
+                    rotation_min: Vec3::new(-0.5, -0.1, -0.5),
+                    rotation_max: Vec3::new(0.5, 0.1, 0.5),
+                    rotation_spring: Vec3::splat(0.5),
+                    ..JointDesc::default()
+                });
+                parent_body = this;
+            }
+        }
+        Physics::from_tables(
+            bodies
+                .into_iter()
+                .map(|d| RigidBody::new(d).expect("valid body"))
+                .collect(),
+            joints
+                .into_iter()
+                .map(|j| Joint::new(j).expect("valid joint"))
+                .collect(),
+        )
+    }
+
+    fn model_with(&self, physics: bool) -> Model {
         let mut model = Model::new(self.skeleton.clone());
         let mut b = SkeletonDynamicsBuilder::new(&self.skeleton);
         for (side, name) in [(0usize, "l"), (1, "r")] {
@@ -383,6 +491,9 @@ impl Humanoid {
                 BonePoseConstraint::new(self.bones.forearm_twist[side], Some(inh), Some(Vec3::X))
                     .expect("constraint"),
             );
+        }
+        if physics {
+            b.physics(self.physics_table());
         }
         b.attach(&mut model).expect("humanoid dynamics are valid");
         model

@@ -1,5 +1,5 @@
-//! `sinew demo`: the built-in procedural humanoid walking over uneven ground with foot IK, a
-//! hand following a moving target and the head looking at it; writes an animated GIF and a
+//! `sinew demo`: the built-in procedural humanoid walking over uneven ground with foot IK,
+//! holding a rifle (props and limbs), looking down the barrel, with physics strands; writes an animated GIF and a
 //! PNG contact sheet (front and side views; targets, look-at line and bodies drawn) and prints
 //! per-frame timings and residuals.
 
@@ -111,7 +111,7 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         format!("must be within 0.1..=20, got {}", args.seconds),
     )?;
 
-    let mut scene = HumanoidScene::new();
+    let mut scene = HumanoidScene::new()?;
     let total = ((args.seconds * args.fps as f32).round() as usize).max(1);
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -126,7 +126,7 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     bar.set_message("simulate");
     let mut frames = Vec::with_capacity(total);
     for i in 0..total {
-        frames.push(scene.frame(i as f32 / args.fps as f32));
+        frames.push(scene.frame(i as f32 / args.fps as f32)?);
         bar.inc(1);
     }
     let mut bounds = Bounds::EMPTY;
@@ -173,12 +173,16 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     sheet.save_png(&args.out)?;
 
     println!(
-        "sinew demo: procedural humanoid, {} joints, {} frames over {:.1} s",
+        "sinew demo: procedural humanoid, {} joints, {} rigid bodies, {} frames over {:.1} s",
         scene.joints(),
+        scene.bodies(),
         total,
         args.seconds
     );
-    println!("foot IK on uneven ground (two-bone), left hand on a moving target (FABRIK), head look-at (aim)");
+    println!(
+        "foot IK on uneven ground (two-bone), rifle anchored at the shoulder with both hands on it (props), \
+         head look-at (aim), hair/skirt/cape physics (rapier)"
+    );
     let names: Vec<String> = frames[0].residuals.iter().map(|(n, _)| n.clone()).collect();
     let mut header = format!("{:>6} {:>7} {:>9}", "frame", "time s", "eval µs");
     for n in &names {
