@@ -55,7 +55,7 @@ mod writer;
 pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
 pub use model::{MmdError, MmdFormat, MmdModel};
-pub use motion::{MmdMotion, MotionPlayer};
+pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
 pub use runtime::{EvalOptions, MmdInstance};

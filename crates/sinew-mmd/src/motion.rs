@@ -217,15 +217,9 @@ impl MotionPlayer {
     /// Writes the motion at `frame` (30 fps, fractional allowed) into the instance's animated
     /// input and IK toggles. Bones without tracks get the rest pose (zero offset, identity).
     pub fn apply(&mut self, frame: f32, instance: &mut MmdInstance) {
-        self.pose.fill(Transform::IDENTITY);
-        sample(
-            &self.motion.clip,
-            &self.binding,
-            &mut self.cache,
-            frame / FPS,
-            Untracked::Keep,
-            &mut self.pose,
-        );
+        let mut pose = std::mem::take(&mut self.pose);
+        self.sample_into(frame, &mut pose);
+        self.pose = pose;
         let model = Arc::clone(instance.model());
         for i in 0..model.bones.len() {
             if let Some(id) = model.skeleton.from_source_index(i) {
@@ -234,6 +228,30 @@ impl MotionPlayer {
                 instance.rotation[i] = t.rotation;
             }
         }
+        self.apply_ik_keys(frame, instance);
+    }
+
+    /// Samples the motion at `frame` into `out` (skeleton order; translation = offset from
+    /// rest; untracked bones identity).
+    ///
+    /// # Panics
+    /// If `out` is not the skeleton's length.
+    pub fn sample_into(&mut self, frame: f32, out: &mut [Transform]) {
+        out.fill(Transform::IDENTITY);
+        sample(
+            &self.motion.clip,
+            &self.binding,
+            &mut self.cache,
+            frame / FPS,
+            Untracked::Keep,
+            out,
+        );
+    }
+
+    /// Applies the motion's IK keys at `frame` to the instance's IK toggles (every IK on
+    /// before the first key).
+    pub fn apply_ik_keys(&self, frame: f32, instance: &mut MmdInstance) {
+        let model = Arc::clone(instance.model());
         let idx = self.motion.ik_keys.partition_point(|k| k.0 as f32 <= frame);
         for (i, b) in model.bones.iter().enumerate() {
             if b.ik.is_some() {
@@ -263,5 +281,185 @@ impl MotionPlayer {
     #[must_use]
     pub fn motion(&self) -> &Arc<MmdMotion> {
         &self.motion
+    }
+}
+
+/// The most motions a [`MotionMixer`] blends.
+pub const MAX_MOTIONS: usize = 8;
+
+/// One motion in a [`MotionMixer`].
+#[derive(Debug)]
+struct MixLayer {
+    player: MotionPlayer,
+    /// Weight at `fade_start` and the weight it ramps to.
+    from: f32,
+    to: f32,
+    fade_start: f32,
+    fade_frames: f32,
+    ease: sinew::anim::Ease,
+    pose: Vec<Transform>,
+}
+
+impl MixLayer {
+    fn weight_at(&self, frame: f32) -> f32 {
+        if self.fade_frames <= 0.0 || frame >= self.fade_start + self.fade_frames {
+            return self.to;
+        }
+        if frame <= self.fade_start {
+            return self.from;
+        }
+        let t = self
+            .ease
+            .apply((frame - self.fade_start) / self.fade_frames);
+        self.from + (self.to - self.from) * t
+    }
+}
+
+/// Several motions blended with weights and fades on one model, through
+/// [`sinew::anim::blend`]: each motion is sampled into its own pose, the poses are blended by
+/// their current weights (normalised; below a total of 0.1 the rest pose fills in, as ozz does),
+/// and the IK keys of the heaviest motion apply. Allocation-free per frame.
+#[derive(Debug)]
+pub struct MotionMixer {
+    layers: Vec<MixLayer>,
+    rest: Vec<Transform>,
+    blended: Vec<Transform>,
+}
+
+impl MotionMixer {
+    /// An empty mixer for `model`.
+    #[must_use]
+    pub fn new(model: &MmdModel) -> Self {
+        let n = model.skeleton.len();
+        Self {
+            layers: Vec::new(),
+            rest: vec![Transform::IDENTITY; n],
+            blended: vec![Transform::IDENTITY; n],
+        }
+    }
+
+    /// Adds a motion at a constant weight (clamped to `[0, 1]`); returns its layer index, or
+    /// `None` when [`MAX_MOTIONS`] motions are already mixed.
+    pub fn add(&mut self, motion: Arc<MmdMotion>, model: &MmdModel, weight: f32) -> Option<usize> {
+        if self.layers.len() >= MAX_MOTIONS {
+            return None;
+        }
+        let w = if weight.is_finite() {
+            weight.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.layers.push(MixLayer {
+            player: MotionPlayer::new(motion, model),
+            from: w,
+            to: w,
+            fade_start: 0.0,
+            fade_frames: 0.0,
+            ease: sinew::anim::Ease::Linear,
+            pose: vec![Transform::IDENTITY; model.skeleton.len()],
+        });
+        Some(self.layers.len() - 1)
+    }
+
+    /// Fades layer `layer` from its weight at `start_frame` to `target` over `frames` frames with
+    /// `ease`. Returns false for an unknown layer.
+    pub fn fade(
+        &mut self,
+        layer: usize,
+        start_frame: f32,
+        frames: f32,
+        target: f32,
+        ease: sinew::anim::Ease,
+    ) -> bool {
+        let Some(l) = self.layers.get_mut(layer) else {
+            return false;
+        };
+        let now = l.weight_at(start_frame);
+        l.from = now;
+        l.to = if target.is_finite() {
+            target.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        l.fade_start = start_frame;
+        l.fade_frames = if frames.is_finite() {
+            frames.max(0.0)
+        } else {
+            0.0
+        };
+        l.ease = ease;
+        true
+    }
+
+    /// The weight of a layer at `frame`.
+    #[must_use]
+    pub fn weight(&self, layer: usize, frame: f32) -> Option<f32> {
+        self.layers.get(layer).map(|l| l.weight_at(frame))
+    }
+
+    /// Number of layers.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// True without layers.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    /// Samples every motion at `frame`, blends them and writes the result (and the heaviest
+    /// motion's IK keys) into the instance's animated input.
+    pub fn apply(&mut self, frame: f32, instance: &mut MmdInstance) {
+        let mut heaviest: Option<(usize, f32)> = None;
+        let mut weights = [0.0f32; MAX_MOTIONS];
+        for (i, l) in self.layers.iter_mut().enumerate() {
+            let w = l.weight_at(frame);
+            weights[i] = w;
+            if heaviest.is_none_or(|(_, hw)| w > hw) {
+                heaviest = Some((i, w));
+            }
+            l.player.sample_into(frame, &mut l.pose);
+        }
+        if self.layers.is_empty() {
+            self.blended.fill(Transform::IDENTITY);
+        } else {
+            let layers: [sinew::anim::BlendLayer<'_>; MAX_MOTIONS] = std::array::from_fn(|i| {
+                let l = &self.layers[i.min(self.layers.len() - 1)];
+                sinew::anim::BlendLayer::new(
+                    &l.pose,
+                    if i < self.layers.len() {
+                        weights[i]
+                    } else {
+                        0.0
+                    },
+                )
+            });
+            sinew::anim::blend(
+                &self.rest,
+                &layers,
+                &[],
+                &sinew::anim::BlendParams::default(),
+                &mut self.blended,
+            );
+        }
+        let model = Arc::clone(instance.model());
+        for i in 0..model.bones.len() {
+            if let Some(id) = model.skeleton.from_source_index(i) {
+                let t = self.blended[id.index()];
+                instance.translation[i] = t.translation;
+                instance.rotation[i] = t.rotation;
+            }
+        }
+        if let Some((h, _)) = heaviest {
+            self.layers[h].player.apply_ik_keys(frame, instance);
+        }
+    }
+
+    /// The blended pose of the last [`Self::apply`], skeleton order (translation = offset).
+    #[must_use]
+    pub fn pose(&self) -> &[Transform] {
+        &self.blended
     }
 }
