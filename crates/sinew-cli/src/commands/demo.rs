@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
 use crate::render::{Bounds, Cell, GifWriter, Sheet, Style, View};
-use crate::scene::humanoid::{ground, HumanoidScene};
+use crate::scene::humanoid::{ground, Hands, HumanoidScene};
 use crate::scene::DrawFrame;
 
 /// Arguments of `sinew demo`.
@@ -35,6 +35,9 @@ pub struct DemoArgs {
     /// Width and height of one view in pixels (64..=1024).
     #[arg(long, default_value_t = 220)]
     pub cell: u32,
+    /// What the hands do: hold the rifle (props) or reach moving targets (instance IK).
+    #[arg(long, value_enum, default_value = "rifle")]
+    pub hands: Hands,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -111,7 +114,7 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         format!("must be within 0.1..=20, got {}", args.seconds),
     )?;
 
-    let mut scene = HumanoidScene::new()?;
+    let mut scene = HumanoidScene::new(args.hands)?;
     let total = ((args.seconds * args.fps as f32).round() as usize).max(1);
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -179,10 +182,11 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         total,
         args.seconds
     );
-    println!(
-        "foot IK on uneven ground (two-bone), rifle anchored at the shoulder with both hands on it (props), \
-         head look-at (aim), hair/skirt/cape physics (rapier)"
-    );
+    let hands = match args.hands {
+        Hands::Rifle => "rifle anchored at the shoulder with both hands on it (props)",
+        Hands::Reach => "hands following moving targets (FABRIK arms through the instance runtime)",
+    };
+    println!("foot IK on uneven ground (two-bone), {hands}, head look-at (aim), hair/skirt/cape physics (rapier)");
     let names: Vec<String> = frames[0].residuals.iter().map(|(n, _)| n.clone()).collect();
     let mut header = format!("{:>6} {:>7} {:>9}", "frame", "time s", "eval µs");
     for n in &names {

@@ -30,8 +30,18 @@ pub fn ground(x: f32, z: f32) -> f32 {
     0.07 * (2.3 * z + 0.4).sin().max(-0.3) + 0.025 * (3.1 * x + 1.0).sin()
 }
 
+/// What the hands do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Hands {
+    /// Both hands on a rifle anchored at the shoulder (props and limbs).
+    Rifle,
+    /// Each hand follows its own moving target through the instance runtime (FABRIK arms).
+    Reach,
+}
+
 /// The demo's state.
 pub struct HumanoidScene {
+    hands: Hands,
     humanoid: Humanoid,
     model: Model,
     instance: SkeletonInstance,
@@ -47,7 +57,7 @@ impl HumanoidScene {
     ///
     /// # Errors
     /// [`CliError::Internal`] if a built-in definition is rejected (a bug).
-    pub fn new() -> Result<Self, CliError> {
+    pub fn new(hands: Hands) -> Result<Self, CliError> {
         let internal = |e: &dyn std::fmt::Display| CliError::Internal(e.to_string());
         let humanoid = Humanoid::with_extra_joints(48);
         let model = humanoid.model_with_ik_and_physics();
@@ -73,6 +83,7 @@ impl HumanoidScene {
             .map(|b| b.desc().size.x)
             .collect();
         Ok(Self {
+            hands,
             humanoid,
             model,
             instance,
@@ -132,24 +143,38 @@ impl HumanoidScene {
         self.instance
             .set_frame_ik_target("leg_r", target_r, 1.0)
             .map_err(|e| internal(&e))?;
+        let chest: Vec3 = self.instance.world()[b.spine[2].index()].translation.into();
+        let a = std::f32::consts::TAU * time * 0.8;
+        let reach = [
+            chest + Vec3::new(0.28 + 0.08 * a.cos(), 0.05 + 0.12 * a.sin(), 0.32),
+            chest + Vec3::new(-0.28 - 0.08 * (a + 1.0).sin(), 0.1 * (a + 1.0).cos(), 0.3),
+        ];
+        if self.hands == Hands::Reach {
+            self.instance
+                .set_frame_ik_target("arm_l", reach[0], 1.0)
+                .map_err(|e| internal(&e))?;
+            self.instance
+                .set_frame_ik_target("arm_r", reach[1], 1.0)
+                .map_err(|e| internal(&e))?;
+        }
         self.instance.update_transform();
-        // 3. rifle anchored at the shoulder, hands on grip and support.
-        self.props
-            .solve(self.instance.state_mut())
-            .map_err(|e| internal(&e))?;
-        let prop = self
-            .props
-            .prop(RIFLE)
-            .ok_or_else(|| CliError::Internal("rifle not held".into()))?;
-        let point = |n: &str| prop.empty_position_world(n).unwrap_or(Vec3::ZERO);
-        let (stock, muzzle, grip, support) = (
-            point("stock"),
-            point("muzzle"),
-            point("grip"),
-            point("support"),
-        );
-        // 4. the head looks 0.6 m down the barrel.
-        let look = muzzle + (muzzle - stock).normalize_or(Vec3::Z) * 0.6;
+        // 3. rifle anchored at the shoulder, hands on grip and support (or the reach targets).
+        let (segment, hand_targets, look) = if self.hands == Hands::Rifle {
+            self.props
+                .solve(self.instance.state_mut())
+                .map_err(|e| internal(&e))?;
+            let prop = self
+                .props
+                .prop(RIFLE)
+                .ok_or_else(|| CliError::Internal("rifle not held".into()))?;
+            let point = |n: &str| prop.empty_position_world(n).unwrap_or(Vec3::ZERO);
+            let (stock, muzzle) = (point("stock"), point("muzzle"));
+            let look = muzzle + (muzzle - stock).normalize_or(Vec3::Z) * 0.6;
+            ((stock, muzzle), [point("grip"), point("support")], look)
+        } else {
+            ((reach[0], reach[0]), reach, reach[0])
+        };
+        // 4. the head looks down the barrel (or at the left hand's target).
         let hw = self.instance.world()[b.head.index()];
         let (_, rotation, position) = hw.to_scale_rotation_translation();
         if let Ok(r) = solve_aim(
@@ -179,10 +204,10 @@ impl HumanoidScene {
         let mut residuals: Vec<(String, f32)> = self
             .instance
             .ik_results()
-            .filter(|(n, _)| n.starts_with("leg"))
+            .filter(|(n, _)| self.hands == Hands::Reach || n.starts_with("leg"))
             .map(|(n, r)| (n.to_owned(), r.residual))
             .collect();
-        if let Some(short) = self.props.short() {
+        if let (Hands::Rifle, Some(short)) = (self.hands, self.props.short()) {
             residuals.extend(
                 ["hand_r", "hand_l"]
                     .iter()
@@ -196,8 +221,8 @@ impl HumanoidScene {
         Ok(DrawFrame {
             time,
             world,
-            targets: vec![target_l, target_r, grip, support],
-            segments: vec![(stock, muzzle), (eyes, look)],
+            targets: vec![target_l, target_r, hand_targets[0], hand_targets[1]],
+            segments: vec![segment, (eyes, look)],
             bodies,
             residuals,
             eval_ns,
