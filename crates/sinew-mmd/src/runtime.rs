@@ -143,6 +143,7 @@ pub struct MmdInstance {
     /// Per IK owner, per link: the link's position in `ik_path`.
     link_in_path: Vec<Vec<usize>>,
     stack: Vec<usize>,
+    ik_snapshot: Vec<Quat>,
     options: EvalOptions,
 }
 
@@ -208,6 +209,7 @@ impl MmdInstance {
             ik_path,
             link_in_path,
             stack: Vec::with_capacity(n),
+            ik_snapshot: Vec::with_capacity(n),
             options: EvalOptions::default(),
             model,
         }
@@ -449,7 +451,11 @@ impl MmdInstance {
             return;
         }
         let half = ik.iterations >> 1;
-        for it in 0..ik.iterations {
+        let mut it = 0;
+        while it < ik.iterations {
+            self.ik_snapshot.clear();
+            self.ik_snapshot
+                .extend(ik.links.iter().map(|l| self.ik_rotation[l.bone]));
             for (ci, link) in ik.links.iter().enumerate() {
                 let info = self.link_info[owner][ci];
                 if info.axis != SolveAxis::Fixed {
@@ -470,6 +476,19 @@ impl MmdInstance {
             if ik_position.distance_squared(target) < 1e-8 {
                 break;
             }
+            // The links' IK rotations are the solver's whole state: an iteration that left
+            // them bit-identical will do so again until the phase (axis mode) changes, so the
+            // rest of the phase can be skipped without changing the result.
+            let unchanged = ik
+                .links
+                .iter()
+                .zip(&self.ik_snapshot)
+                .all(|(l, q)| self.ik_rotation[l.bone] == *q);
+            it = match (unchanged, it < half) {
+                (true, true) => half,
+                (true, false) => break,
+                (false, _) => it + 1,
+            };
         }
         if !self.ik_path[owner].is_empty() {
             // During the iterations only the path to the effector was kept up to date; bring
@@ -589,11 +608,14 @@ impl MmdInstance {
             // Only the bones between this link and the effector feed the next step.
             let rotation = self.ik_rotation[b] * self.chain_rotation[b];
             self.set_world(b, rotation, self.chain_position[b]);
+            // The path ends at the effector, so this also refreshes it.
             let from = self.link_in_path[owner][ci] + 1;
             for k in from..self.ik_path[owner].len() {
                 let p = self.ik_path[owner][k];
                 self.update_world(p, false);
             }
+            *target = self.position(effector);
+            return;
         }
         self.update_world(effector, false);
         *target = self.position(effector);
