@@ -2,7 +2,11 @@
 //!
 //! * `sinew demo` — animates the built-in procedural humanoid and writes a contact sheet PNG.
 //! * `sinew inspect FILE` — summary of a PMX/PMD/VMD file.
-//! * `sinew pose MODEL --pose P.json --json OUT` — world transforms in the conformance schema.
+//! * `sinew pose MODEL … --json OUT` — world transforms in the conformance schema (MMD frames,
+//!   optionally with physics; glTF clip times).
+//! * `sinew render MODEL … --out F.gif|png` — pictures of any PMX/PMD/glTF model.
+//! * `sinew bench` — the library's standard workloads, timed.
+//! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
 //!
 //! Errors are one line naming what is wrong; exit code 2 for bad input, 1 for internal failures.
 
@@ -10,6 +14,7 @@ mod commands;
 mod error;
 mod render;
 mod scene;
+mod source;
 
 use std::process::ExitCode;
 
@@ -37,6 +42,12 @@ enum Command {
     Inspect(commands::inspect::InspectArgs),
     /// Evaluate a model at frames and write world transforms as conformance JSON.
     Pose(commands::pose::PoseArgs),
+    /// Draw any PMX/PMD/glTF model (skeleton, bodies) as a GIF or a PNG contact sheet.
+    Render(commands::render::RenderArgs),
+    /// Time the library's standard workloads.
+    Bench(commands::bench::BenchArgs),
+    /// Bake an evaluated animation (motion, clip, physics) into a .glb.
+    Bake(commands::bake::BakeArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +56,9 @@ fn main() -> ExitCode {
         Command::Demo(args) => commands::demo::run(&args),
         Command::Inspect(args) => commands::inspect::run(&args),
         Command::Pose(args) => commands::pose::run(&args),
+        Command::Render(args) => commands::render::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
+        Command::Bake(args) => commands::bake::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,7 +10,7 @@ use glam::Vec3;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
-use crate::render::{Bounds, Cell, GifWriter, Sheet, Style, View};
+use crate::render::{self, Bounds, Cell, View};
 use crate::scene::humanoid::{ground, Hands, HumanoidScene};
 use crate::scene::DrawFrame;
 
@@ -149,31 +149,23 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     bar.set_message("gif");
     let write_gif = args.gif.as_os_str() != "none";
     if write_gif {
-        let mut gif = GifWriter::create(&args.gif, 2 * args.cell, args.cell)?;
-        for f in &frames {
-            let mut sheet = Sheet::new(2, 1, args.cell, args.cell, Style::default())?;
-            for (k, view) in [View::Front, View::Side].into_iter().enumerate() {
-                let mut cell = sheet.cell(k as u32, view, &bounds);
-                draw(&mut cell, f, &parents, &bounds);
-            }
-            gif.add(sheet.pixmap(), (100 / args.fps).max(2) as u16)?;
-            bar.inc(1);
-        }
+        render::write_gif(
+            &args.gif,
+            &frames,
+            &bounds,
+            args.cell,
+            args.fps as f32,
+            |cell, f| draw(cell, f, &parents, &bounds),
+            || bar.inc(1),
+        )?;
     }
     bar.finish_and_clear();
 
     // Contact sheet.
-    let picks: Vec<usize> = (0..args.frames as usize)
-        .map(|k| k * total / args.frames as usize)
-        .collect();
-    let mut sheet = Sheet::new(args.frames, 2, args.cell, args.cell, Style::default())?;
-    for (col, &i) in picks.iter().enumerate() {
-        for (row, view) in [View::Front, View::Side].into_iter().enumerate() {
-            let mut cell = sheet.cell(row as u32 * args.frames + col as u32, view, &bounds);
-            draw(&mut cell, &frames[i], &parents, &bounds);
-        }
-    }
-    sheet.save_png(&args.out)?;
+    let picks = render::picks(total, args.frames as usize);
+    render::write_sheet(&args.out, &frames, &picks, &bounds, args.cell, |cell, f| {
+        draw(cell, f, &parents, &bounds)
+    })?;
 
     println!(
         "sinew demo: procedural humanoid, {} joints, {} rigid bodies, {} frames over {:.1} s",

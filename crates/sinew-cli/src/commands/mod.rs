@@ -1,5 +1,8 @@
 //! One module per subcommand.
 
+pub mod bake;
+pub mod bench;
 pub mod demo;
 pub mod inspect;
 pub mod pose;
+pub mod render;

@@ -1,6 +1,12 @@
 //! `sinew pose MODEL …`: evaluates a model at frames and writes world transforms as JSON, in the
 //! schema of `../shared/conformance` (see `shared/oracle/README.md`), so sinew can be diffed
 //! against three.js or babylon-mmd with the oracle's `compare.py`.
+//!
+//! * MMD models (`.pmx`, `.pmd`): `--motion` or `--pose`, `--frames`, `--modes`; `--physics`
+//!   (with `--motion`) simulates every frame from 0 at 30 fps and records the requested ones.
+//! * glTF models (`.glb`, `.gltf`): `--clip`, `--times`; the schema of
+//!   `shared/conformance/gltf_*.json` (`gltf_oracle.mjs`): every skin joint's world transform
+//!   relative to the scene root.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +19,7 @@ use sinew_mmd::{
 
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
+use crate::source::{kind_of, load_gltf_with, MmdPhysics, ModelKind, MMD_FPS};
 
 /// Arguments of `sinew pose`.
 #[derive(Args, Debug)]
@@ -31,6 +38,16 @@ pub struct PoseArgs {
     /// Modes: fk (animation only), grant (+ append), ik (+ IK), full (IK + append).
     #[arg(long, value_delimiter = ',', default_value = "fk,grant,ik,full")]
     pub modes: Vec<String>,
+    /// Simulate rigid-body physics (MMD models with `--motion`): frames are simulated in
+    /// order from frame 0 at 30 fps up to the largest requested one.
+    #[arg(long)]
+    pub physics: bool,
+    /// The animation to sample (glTF models; default 0).
+    #[arg(long)]
+    pub clip: Option<usize>,
+    /// Times in seconds to sample (glTF models), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub times: Vec<f32>,
     /// Output JSON file.
     #[arg(long)]
     pub json: PathBuf,
@@ -64,6 +81,21 @@ fn round(v: f32) -> f64 {
 
 /// Runs the command.
 pub fn run(args: &PoseArgs) -> Result<(), CliError> {
+    if kind_of(&args.model)? == ModelKind::Gltf {
+        return run_gltf(args);
+    }
+    if args.clip.is_some() {
+        return Err(bad_input(
+            &PathBuf::from("--clip"),
+            "is for glTF models; MMD models take --motion and --frames",
+        ));
+    }
+    if args.physics && args.motion.is_none() {
+        return Err(bad_input(
+            &PathBuf::from("--physics"),
+            "needs --motion (physics is simulated along the motion from frame 0)",
+        ));
+    }
     for m in &args.modes {
         if options(m).is_none() {
             return Err(bad_input(
@@ -114,18 +146,52 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
     }
     let mut modes = serde_json::Map::new();
+    let mut sorted = args.frames.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
     for mode in &args.modes {
         let opts = options(mode).expect("checked");
         let mut frames = Vec::with_capacity(args.frames.len());
-        for &frame in &args.frames {
-            if let Some(player) = player.as_mut() {
-                player.apply(frame as f32, &mut inst);
+        let mut worlds: Vec<(u32, Vec<glam::Affine3A>)> = Vec::new();
+        if args.physics {
+            let mut physics = MmdPhysics::new(&model, &args.model)?;
+            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton.len()];
+            let last = sorted.last().copied().unwrap_or(0);
+            let mut want = sorted.iter().peekable();
+            for frame in 0..=last {
+                if let Some(player) = player.as_mut() {
+                    player.apply(frame as f32, &mut inst);
+                }
+                inst.evaluate_before_physics(opts);
+                inst.write_locals(&mut locals);
+                physics.input_mut().copy_from_slice(&locals);
+                let world = physics.step(1.0 / MMD_FPS)?.to_vec();
+                inst.set_world_from_skeleton_order(&world);
+                inst.evaluate_after_physics();
+                if want.peek() == Some(&&frame) {
+                    want.next();
+                    worlds.push((frame, inst.world().to_vec()));
+                }
             }
-            inst.evaluate(opts);
+        }
+        for &frame in &args.frames {
+            let world: Vec<glam::Affine3A> = if args.physics {
+                worlds
+                    .iter()
+                    .find(|(f, _)| *f == frame)
+                    .map(|(_, w)| w.clone())
+                    .ok_or_else(|| CliError::Internal(format!("frame {frame} not simulated")))?
+            } else {
+                if let Some(player) = player.as_mut() {
+                    player.apply(frame as f32, &mut inst);
+                }
+                inst.evaluate(opts);
+                inst.world().to_vec()
+            };
             let bones: Vec<Value> = model
                 .bones
                 .iter()
-                .zip(inst.world())
+                .zip(&world)
                 .map(|(b, w)| {
                     let (s, r, t) = w.to_scale_rotation_translation();
                     let t = [round(t.x), round(t.y), round(t.z)];
@@ -147,7 +213,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         })
         .collect();
     let doc = json!({
-        "tool": format!("sinew {} MmdInstance, physics off", env!("CARGO_PKG_VERSION")),
+        "tool": format!("sinew {} MmdInstance, physics {}", env!("CARGO_PKG_VERSION"), if args.physics { "on (30 fps from frame 0)" } else { "off" }),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
@@ -168,6 +234,106 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         model.bones.len(),
         args.modes.len(),
         args.frames.len()
+    );
+    Ok(())
+}
+
+/// `sinew pose` for glTF models: the schema of `gltf_oracle.mjs`.
+fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
+    for (flag, given) in [
+        ("--motion", args.motion.is_some()),
+        ("--pose", args.pose.is_some()),
+        ("--physics", args.physics),
+    ] {
+        if given {
+            return Err(bad_input(
+                &PathBuf::from(flag),
+                "is for MMD models; glTF models take --clip and --times",
+            ));
+        }
+    }
+    if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
+        return Err(bad_input(
+            &PathBuf::from("--times"),
+            format!("times must be finite and non-negative, got {t}"),
+        ));
+    }
+    // Rotation keys as stored (three.js does not normalise them), so the dump compares.
+    let model = load_gltf_with(
+        &args.model,
+        sinew_gltf::LoadOptions {
+            normalize_rotations: false,
+        },
+    )?;
+    if model.clips.is_empty() {
+        return Err(bad_input(&args.model, "the model has no animation"));
+    }
+    let clip = args.clip.unwrap_or(0);
+    let mut sampler = sinew_gltf::JointSampler::new(&model, clip)
+        .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?;
+    let doc = model.document();
+    let node_name = |n: usize| -> Value {
+        doc.nodes()
+            .nth(n)
+            .and_then(|x| x.name().map(|s| Value::from(s.to_owned())))
+            .unwrap_or(Value::Null)
+    };
+    let clip_json = |i: usize, c: &sinew::anim::Clip| {
+        let name = doc
+            .animations()
+            .nth(i)
+            .and_then(|a| a.name().map(str::to_owned))
+            .unwrap_or_else(|| c.name().to_owned());
+        json!({"index": i, "name": name, "duration": round(c.duration())})
+    };
+    let clips: Vec<Value> = model
+        .clips
+        .iter()
+        .enumerate()
+        .map(|(i, c)| clip_json(i, c))
+        .collect();
+    let skins: Vec<Value> = doc
+        .skins()
+        .map(|s| {
+            json!({"index": s.index(),
+                   "joints": s.joints().map(|j| j.index()).collect::<Vec<_>>(),
+                   "skeleton": s.skeleton().map(|n| n.index())})
+        })
+        .collect();
+    let joints = model.joint_bones();
+    let mut samples = Vec::with_capacity(args.times.len());
+    for &time in &args.times {
+        let world = sampler.sample(time);
+        let js: Vec<Value> = joints
+            .iter()
+            .map(|&(node, bone)| {
+                let (s, r, t) = world[bone.index()].to_scale_rotation_translation();
+                json!({"node": node, "name": node_name(node),
+                       "world_t": [round(t.x), round(t.y), round(t.z)],
+                       "world_q": [round(r.x), round(r.y), round(r.z), round(r.w)],
+                       "world_s": [round(s.x), round(s.y), round(s.z)]})
+            })
+            .collect();
+        samples.push(json!({"time": f64::from(time), "joints": js}));
+    }
+    let out = json!({
+        "tool": format!("sinew {} JointSampler", env!("CARGO_PKG_VERSION")),
+        "file": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
+        "clip": clip_json(clip, &model.clips[clip]),
+        "clips": clips,
+        "skins": skins,
+        "samples": samples,
+    });
+    let text = serde_json::to_string(&out).map_err(|e| CliError::Internal(e.to_string()))?;
+    std::fs::write(&args.json, text).map_err(|e| CliError::Output {
+        path: args.json.clone(),
+        message: e.to_string(),
+    })?;
+    println!(
+        "wrote {} ({} joints × {} times, clip {clip})",
+        args.json.display(),
+        joints.len(),
+        args.times.len()
     );
     Ok(())
 }

@@ -4,10 +4,12 @@
 //! Drawing goes through [`Cell`], which maps world points to pixels, so any later layer
 //! (targets, bodies, props) draws the same way.
 
+mod film;
 mod gif;
 mod sheet;
 mod view;
 
+pub use film::{picks, write_gif, write_sheet};
 pub use gif::GifWriter;
 pub use sheet::{Cell, Sheet, Style};
 pub use view::{Bounds, View};

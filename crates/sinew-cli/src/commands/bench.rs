@@ -1,0 +1,485 @@
+//! `sinew bench`: the library's standard workloads timed with [`Instant`] — the median of
+//! repeated batches, each batch long enough to swamp the clock — printed as a table or as JSON.
+//! A quick mode (`--quick`) shortens every batch for a smoke run (~3 s instead of ~20 s).
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use glam::{Affine3A, Quat, Vec3};
+use rayon::prelude::*;
+use serde_json::json;
+use sinew::anim::{
+    blend, sample, BlendLayer, BlendParams, BoneTrack, Clip, ClipBinding, SampleCache, Track,
+    Untracked,
+};
+use sinew::ik::{
+    solve_aim, solve_fabrik, solve_two_bone, AimParams, ChainJoint, FabrikLink, FabrikParams,
+    FabrikScratch, IkJoint, Rotor, TwoBoneParams,
+};
+use sinew::pose::local_to_world;
+use sinew::{SkeletonInstance, Transform};
+use sinew_mmd::{EvalOptions, MmdInstance};
+use sinew_physics::{PhysicsOptions, Ragdoll};
+use sinew_testkit::Humanoid;
+
+use crate::error::CliError;
+
+/// Arguments of `sinew bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Print machine-readable JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Short batches (a smoke run, ~3 s).
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// One measured workload.
+#[derive(Clone, Debug)]
+struct Row {
+    name: &'static str,
+    /// Nanoseconds per unit (median batch).
+    ns: Option<f64>,
+    /// What one unit is.
+    unit: &'static str,
+    /// Extra figure (throughput) or the reason it was skipped.
+    note: String,
+}
+
+struct Timer {
+    batch: Duration,
+    batches: usize,
+}
+
+impl Timer {
+    /// Median nanoseconds per call of `f`.
+    fn measure(&self, mut f: impl FnMut()) -> f64 {
+        // Calibrate: double the iteration count until one batch takes `batch / 4`.
+        let mut iters = 1u64;
+        loop {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            let e = t.elapsed();
+            if e >= self.batch / 4 || iters >= 1 << 30 {
+                let per = e.as_secs_f64() / iters as f64;
+                iters = ((self.batch.as_secs_f64() / per.max(1e-12)) as u64).max(1);
+                break;
+            }
+            iters *= 2;
+        }
+        let mut samples: Vec<f64> = (0..self.batches)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..iters {
+                    f();
+                }
+                t.elapsed().as_secs_f64() * 1e9 / iters as f64
+            })
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        samples[samples.len() / 2]
+    }
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u32);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+    fn direction(&mut self) -> Vec3 {
+        loop {
+            let v = Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - Vec3::ONE;
+            let l = v.length();
+            if l > 0.05 && l <= 1.0 {
+                return v / l;
+            }
+        }
+    }
+    /// A direction within `angle` of `axis`.
+    fn in_cone(&mut self, axis: Vec3, angle: f32) -> Vec3 {
+        loop {
+            let d = self.direction();
+            if d.angle_between(axis) <= angle {
+                return d;
+            }
+        }
+    }
+}
+
+/// A 1 s looping clip with `keys` linear TRS keys per bone, baked from the humanoid's walk.
+fn baked_clip(h: &Humanoid, keys: usize, phase: f32) -> Result<Arc<Clip>, CliError> {
+    let n = h.skeleton.len();
+    let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
+    let mut frames = vec![vec![Transform::IDENTITY; n]; keys];
+    for (f, &t) in frames.iter_mut().zip(&times) {
+        h.animate(phase + t, f);
+    }
+    let mut b = Clip::builder("walk").duration(1.0);
+    for bone in h.skeleton.bones() {
+        let i = bone.index();
+        b = b.bone(
+            BoneTrack::new(h.skeleton.name(bone))
+                .with_translation(Track::linear(
+                    times.clone(),
+                    frames.iter().map(|f| f[i].translation).collect(),
+                ))
+                .with_rotation(Track::linear(
+                    times.clone(),
+                    frames.iter().map(|f| f[i].rotation).collect(),
+                ))
+                .with_scale(Track::linear(
+                    times.clone(),
+                    frames.iter().map(|f| f[i].scale).collect(),
+                )),
+        );
+    }
+    b.build().map_err(|e| CliError::Internal(e.to_string()))
+}
+
+fn internal(e: impl std::fmt::Display) -> CliError {
+    CliError::Internal(e.to_string())
+}
+
+fn assets_dir() -> PathBuf {
+    std::env::var_os("SINEW_ASSETS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+        PathBuf::from,
+    )
+}
+
+/// Runs the command.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let timer = if args.quick {
+        Timer {
+            batch: Duration::from_millis(12),
+            batches: 5,
+        }
+    } else {
+        Timer {
+            batch: Duration::from_millis(100),
+            batches: 11,
+        }
+    };
+    let mut rows = Vec::new();
+    let h = Humanoid::new();
+    let n = h.skeleton.len();
+
+    // Local-to-world, 64 joints.
+    let mut locals = vec![Transform::IDENTITY; n];
+    h.animate(0.4, &mut locals);
+    let mut world = vec![Affine3A::IDENTITY; n];
+    let ns = timer.measure(|| {
+        local_to_world(
+            h.skeleton.parent_indices(),
+            black_box(&locals),
+            &Affine3A::IDENTITY,
+            &mut world,
+        );
+        black_box(&world);
+    });
+    rows.push(Row {
+        name: "local-to-world, 64 joints",
+        ns: Some(ns / n as f64),
+        unit: "joint",
+        note: format!("{:.0} ns per pose", ns),
+    });
+
+    // Clip sampling + blend: two 5-key clips sampled and blended 30/70.
+    let (clip_a, clip_b) = (baked_clip(&h, 5, 0.0)?, baked_clip(&h, 5, 0.5)?);
+    let (bind_a, bind_b) = (
+        ClipBinding::new(&clip_a, &h.skeleton),
+        ClipBinding::new(&clip_b, &h.skeleton),
+    );
+    let (mut cache_a, mut cache_b) = (
+        SampleCache::for_binding(&bind_a),
+        SampleCache::for_binding(&bind_b),
+    );
+    let (mut pa, mut pb, mut out) = (
+        h.skeleton.rest_pose().to_vec(),
+        h.skeleton.rest_pose().to_vec(),
+        vec![Transform::IDENTITY; n],
+    );
+    let params = BlendParams::default();
+    let mut t = 0.0f32;
+    let ns = timer.measure(|| {
+        t += 1.0 / 60.0;
+        sample(&clip_a, &bind_a, &mut cache_a, t, Untracked::Keep, &mut pa);
+        sample(&clip_b, &bind_b, &mut cache_b, t, Untracked::Keep, &mut pb);
+        blend(
+            h.skeleton.rest_pose(),
+            &[BlendLayer::new(&pa, 0.3), BlendLayer::new(&pb, 0.7)],
+            &[],
+            &params,
+            &mut out,
+        );
+        black_box(&out);
+    });
+    rows.push(Row {
+        name: "2 clips sampled + blended, 64 joints",
+        ns: Some(ns / n as f64),
+        unit: "joint",
+        note: "5 linear TRS keys, 60 fps playback".into(),
+    });
+
+    // Two-bone IK.
+    let (upper, mid) = (Vec3::ZERO, Vec3::new(0.3, 0.0, -0.02));
+    let end = mid + Vec3::new(0.25, 0.0, 0.02);
+    let arm = [
+        ChainJoint::new(
+            upper,
+            Quat::from_rotation_arc(Vec3::X, (mid - upper).normalize()),
+        ),
+        ChainJoint::new(
+            mid,
+            Quat::from_rotation_arc(Vec3::X, (end - mid).normalize()),
+        ),
+        ChainJoint::new(end, Quat::IDENTITY),
+    ];
+    let mut rng = Rng(1);
+    let targets: Vec<Vec3> = (0..1024)
+        .map(|_| rng.direction() * (0.1 + 0.43 * rng.unit()))
+        .collect();
+    let tb = TwoBoneParams::default();
+    let mut k = 0;
+    let ns = timer.measure(|| {
+        k = (k + 1) % targets.len();
+        let _ = black_box(solve_two_bone(&arm, targets[k], None, -Vec3::Z, &tb));
+    });
+    rows.push(Row {
+        name: "two-bone IK",
+        ns: Some(ns),
+        unit: "solve",
+        note: "random reachable targets".into(),
+    });
+
+    // FABRIK, 10 bones with 45° rotors.
+    let joints: Vec<ChainJoint> = (0..=10)
+        .map(|i| ChainJoint::at(Vec3::X * i as f32))
+        .collect();
+    let rotor = Rotor::new(std::f32::consts::FRAC_PI_4).map_err(internal)?;
+    let links = vec![FabrikLink::with_joint(IkJoint::Rotor(rotor)); 10];
+    let fp = FabrikParams::new(64, 1e-2, std::f32::consts::PI).map_err(internal)?;
+    let mut scratch = FabrikScratch::with_capacity(10);
+    let mut corrections = [Quat::IDENTITY; 10];
+    let mut rng = Rng(3);
+    let targets: Vec<Vec3> = (0..1024)
+        .map(|_| {
+            let mut d = rng.in_cone(Vec3::X, std::f32::consts::FRAC_PI_4);
+            let mut p = d;
+            for _ in 1..10 {
+                d = rng.in_cone(d, std::f32::consts::FRAC_PI_4);
+                p += d;
+            }
+            p
+        })
+        .collect();
+    let mut k = 0;
+    let ns = timer.measure(|| {
+        k = (k + 1) % targets.len();
+        let _ = black_box(solve_fabrik(
+            &joints,
+            &links,
+            targets[k],
+            &fp,
+            &mut scratch,
+            &mut corrections,
+        ));
+    });
+    rows.push(Row {
+        name: "FABRIK, 10 bones",
+        ns: Some(ns),
+        unit: "solve",
+        note: "45° rotors, random reachable targets, ≤64 iterations".into(),
+    });
+
+    // Aim.
+    let head = ChainJoint::new(Vec3::new(0.0, 1.6, 0.0), Quat::IDENTITY);
+    let ap = AimParams::new(Vec3::Z, Vec3::Y, Vec3::new(0.0, 0.07, 0.1), 0.0, 1.0, None)
+        .map_err(internal)?;
+    let mut rng = Rng(2);
+    let targets: Vec<Vec3> = (0..1024)
+        .map(|_| head.position + rng.direction() * (0.5 + 4.5 * rng.unit()))
+        .collect();
+    let mut k = 0;
+    let ns = timer.measure(|| {
+        k = (k + 1) % targets.len();
+        let _ = black_box(solve_aim(&head, targets[k], Vec3::Y, &ap));
+    });
+    rows.push(Row {
+        name: "aim (head, offset, pole)",
+        ns: Some(ns),
+        unit: "solve",
+        note: String::new(),
+    });
+
+    // MMD frame.
+    rows.push(mmd_frame(&timer)?);
+
+    // Physics frame.
+    let hp = Humanoid::with_extra_joints(48);
+    let model = hp.model_with_ik_and_physics();
+    let mut inst = SkeletonInstance::new(&model);
+    let mut ragdoll = Ragdoll::new(&model, PhysicsOptions::default()).map_err(internal)?;
+    let bodies = ragdoll.body_count();
+    let dt = 1.0 / 60.0;
+    let mut frame = 0u32;
+    let mut failed = None;
+    let ns = timer.measure(|| {
+        let time = frame as f32 * dt;
+        hp.animate(time, inst.input_mut());
+        if let Err(e) = ragdoll.evaluate_physics_frame(&mut inst, time, dt) {
+            failed = Some(e.to_string());
+        }
+        frame += 1;
+    });
+    if let Some(e) = failed {
+        return Err(CliError::Internal(format!("physics bench: {e}")));
+    }
+    rows.push(Row {
+        name: "physics frame, 112-joint humanoid",
+        ns: Some(ns),
+        unit: "frame",
+        note: format!("{bodies} bodies, dt 1/60 s, animate + step + write-back"),
+    });
+
+    // Instance update_transform.
+    let model = h.model_with_ik();
+    let mut inst = SkeletonInstance::new(&model);
+    inst.update_transform();
+    let w = inst.world();
+    let base = [
+        Vec3::from(w[h.bones.arm[0].upper.index()].translation),
+        Vec3::from(w[h.bones.arm[1].upper.index()].translation),
+        Vec3::from(w[h.bones.leg[0].end.index()].translation),
+        Vec3::from(w[h.bones.leg[1].end.index()].translation),
+    ];
+    let set = move |inst: &mut SkeletonInstance, t: f32| {
+        let targets = [
+            (
+                "arm_l",
+                base[0] + Vec3::new(0.3, -0.2 + 0.05 * t.sin(), 0.15),
+            ),
+            (
+                "arm_r",
+                base[1] + Vec3::new(-0.3, -0.2 + 0.05 * t.cos(), 0.15),
+            ),
+            (
+                "leg_l",
+                base[2] + Vec3::new(0.0, 0.1 + 0.05 * t.sin(), 0.05),
+            ),
+            ("leg_r", base[3] + Vec3::new(0.0, 0.05, -0.05 * t.cos())),
+        ];
+        for (chain, p) in targets {
+            let _ = inst.set_ik_target(chain, p, 1.0);
+        }
+    };
+    let mut t = 0.0f32;
+    let ns = timer.measure(|| {
+        t += 0.016;
+        set(&mut inst, t);
+        inst.update_transform();
+        black_box(inst.world());
+    });
+    rows.push(Row {
+        name: "instance update_transform, 64 joints",
+        ns: Some(ns),
+        unit: "update",
+        note: "4 chains (2 two-bone, 2 FABRIK)".into(),
+    });
+
+    // Crowd.
+    let mut crowd: Vec<SkeletonInstance> =
+        (0..1000).map(|_| SkeletonInstance::new(&model)).collect();
+    let ns = timer.measure(|| {
+        t += 0.016;
+        crowd.par_iter_mut().enumerate().for_each(|(i, inst)| {
+            set(inst, t + i as f32);
+            inst.update_transform();
+        });
+    });
+    rows.push(Row {
+        name: "crowd, 1,000 instances (rayon)",
+        ns: Some(ns / 1000.0),
+        unit: "instance",
+        note: format!(
+            "{:.0} instance-updates/s on {} threads",
+            1e9 / (ns / 1000.0),
+            rayon::current_num_threads()
+        ),
+    });
+
+    if args.json {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| json!({"name": r.name, "ns_per_unit": r.ns, "unit": r.unit, "note": r.note}))
+            .collect();
+        let doc = json!({"tool": format!("sinew {} bench", env!("CARGO_PKG_VERSION")),
+                         "quick": args.quick, "statistic": "median of batches",
+                         "results": v});
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(internal)?);
+    } else {
+        println!("{:<40} {:>12}  {:<9} note", "workload", "median", "per");
+        for r in &rows {
+            let figure = r.ns.map_or_else(|| "skipped".to_owned(), format_ns);
+            println!("{:<40} {:>12}  {:<9} {}", r.name, figure, r.unit, r.note);
+        }
+    }
+    Ok(())
+}
+
+fn format_ns(ns: f64) -> String {
+    if ns < 1_000.0 {
+        format!("{ns:.2} ns")
+    } else if ns < 1_000_000.0 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{:.2} ms", ns / 1e6)
+    }
+}
+
+/// miku_v2 dancing wavefile_v2 with IK and append, one frame per call (skipped without the
+/// shared assets).
+fn mmd_frame(timer: &Timer) -> Result<Row, CliError> {
+    let dir = assets_dir();
+    let model_path = dir.join("mmd/threejs-examples/miku/miku_v2.pmd");
+    let motion_path = dir.join("mmd/threejs-examples/vmds/wavefile_v2.vmd");
+    if !(model_path.is_file() && motion_path.is_file()) {
+        return Ok(Row {
+            name: "MMD frame (miku_v2 + wavefile)",
+            ns: None,
+            unit: "frame",
+            note: format!(
+                "skipped: miku_v2.pmd / wavefile_v2.vmd not under {} (set SINEW_ASSETS)",
+                dir.display()
+            ),
+        });
+    }
+    let model = crate::source::load_mmd(&model_path)?;
+    let mut player = crate::source::load_motion(&motion_path, &model)?;
+    let last = player.motion().last_frame.max(1) as f32;
+    let mut inst = MmdInstance::new(Arc::clone(&model));
+    let mut frame = 0.0f32;
+    let ns = timer.measure(|| {
+        frame = (frame + 1.0) % last;
+        player.apply(frame, &mut inst);
+        inst.evaluate(EvalOptions::default());
+        black_box(inst.world());
+    });
+    Ok(Row {
+        name: "MMD frame (miku_v2 + wavefile)",
+        ns: Some(ns),
+        unit: "frame",
+        note: format!("{} bones, motion + IK + append", model.bones.len()),
+    })
+}

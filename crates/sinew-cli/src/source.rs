@@ -1,0 +1,459 @@
+//! Loading what the commands animate — MMD models (PMX/PMD) with an optional VMD motion and
+//! rigid-body physics, and glTF models with their clips — behind one [`Animator`] that turns a
+//! frame index into world matrices and body circles.
+//!
+//! MMD physics follows `crates/sinew-physics/tests/mmd_soak.rs`: the MMD runtime evaluates the
+//! bones before physics, their pose goes into a generic [`SkeletonInstance`] whose [`Model`]
+//! holds only the physics table, the [`Ragdoll`] steps (MMD units: gravity −98, teleport
+//! distance 20) and the simulated pose goes back before the after-physics bones.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::{Affine3A, Vec3};
+use sinew::dynamics::SkeletonDynamicsBuilder;
+use sinew::skeleton::NO_PARENT;
+use sinew::{Model, SkeletonInstance, Transform};
+use sinew_gltf::{GltfModel, JointSampler, LoadOptions};
+use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
+use sinew_mmd::{
+    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
+};
+use sinew_physics::{PhysicsOptions, Ragdoll};
+
+use crate::commands::inspect::{bad_input, read_file};
+use crate::error::CliError;
+
+/// MMD motions are keyed at 30 frames per second.
+pub const MMD_FPS: f32 = 30.0;
+
+/// Which reader a model file needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// PMX or PMD.
+    Mmd,
+    /// `.gltf` or `.glb`.
+    Gltf,
+}
+
+/// Decides the reader by extension, then by magic bytes; an unknown file is an input error.
+pub fn kind_of(path: &Path) -> Result<ModelKind, CliError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("pmx" | "pmd") => return Ok(ModelKind::Mmd),
+        Some("glb" | "gltf") => return Ok(ModelKind::Gltf),
+        _ => {}
+    }
+    let bytes = read_file(path)?;
+    if bytes.starts_with(b"PMX ") || bytes.starts_with(b"Pmd") {
+        Ok(ModelKind::Mmd)
+    } else if bytes.starts_with(b"glTF") || bytes.trim_ascii_start().starts_with(b"{") {
+        Ok(ModelKind::Gltf)
+    } else {
+        Err(bad_input(
+            path,
+            "not a PMX, PMD, glTF or GLB model (unknown extension and magic bytes)",
+        ))
+    }
+}
+
+/// Loads a PMX/PMD model.
+pub fn load_mmd(path: &Path) -> Result<Arc<MmdModel>, CliError> {
+    let bytes = read_file(path)?;
+    Ok(Arc::new(
+        MmdModel::from_bytes(&bytes).map_err(|e| bad_input(path, e))?,
+    ))
+}
+
+/// Loads a glTF/GLB model.
+pub fn load_gltf(path: &Path) -> Result<GltfModel, CliError> {
+    load_gltf_with(path, LoadOptions::default())
+}
+
+/// Loads a glTF/GLB model with options.
+pub fn load_gltf_with(path: &Path, options: LoadOptions) -> Result<GltfModel, CliError> {
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(bad_input(path, format!("cannot read: {e}")));
+    }
+    GltfModel::load_with(path, options).map_err(|e| match e {
+        sinew_gltf::GltfError::Io { source, .. } => {
+            bad_input(path, format!("cannot read: {source}"))
+        }
+        e => bad_input(path, e),
+    })
+}
+
+/// Loads a VMD motion for `model` and warns about bones the model lacks.
+pub fn load_motion(path: &Path, model: &Arc<MmdModel>) -> Result<MotionPlayer, CliError> {
+    let vmd = Vmd::parse(&read_file(path)?).map_err(|e| bad_input(path, e))?;
+    let motion = MmdMotion::from_vmd(&vmd, Some(model)).map_err(|e| bad_input(path, e))?;
+    let player = MotionPlayer::new(Arc::new(motion), model);
+    if !player.unmatched_bones().is_empty() {
+        eprintln!(
+            "sinew: warning: {}: {} motion bones are not in the model",
+            path.display(),
+            player.unmatched_bones().len()
+        );
+    }
+    Ok(player)
+}
+
+/// Rigid-body physics for one MMD instance.
+pub struct MmdPhysics {
+    body: SkeletonInstance,
+    ragdoll: Ragdoll,
+    radii: Vec<f32>,
+    frame: u64,
+}
+
+impl MmdPhysics {
+    /// Builds the physics of `mmd` (its rigid bodies and joints). `path` names the model in
+    /// errors.
+    pub fn new(mmd: &MmdModel, path: &Path) -> Result<Self, CliError> {
+        if mmd.rigid_bodies.is_empty() {
+            return Err(bad_input(path, "--physics: the model has no rigid bodies"));
+        }
+        let mut model = Model::new(mmd.skeleton.clone());
+        let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+        read_physics(
+            mmd,
+            &mut builder,
+            &MmdReaderOptions::default(),
+            &mut ReadReport::default(),
+        )
+        .map_err(|e| bad_input(path, format!("physics table: {e}")))?;
+        builder
+            .attach(&mut model)
+            .map_err(|e| bad_input(path, format!("physics table: {e}")))?;
+        Self::from_model(&model, path, Vec3::new(0.0, -98.0, 0.0), 20.0)
+    }
+
+    /// Physics for a generic model whose dynamics hold a physics table.
+    pub fn from_model(
+        model: &Model,
+        path: &Path,
+        gravity: Vec3,
+        teleport: f32,
+    ) -> Result<Self, CliError> {
+        let radii = model
+            .dynamics()
+            .physics()
+            .bodies()
+            .iter()
+            .map(|b| b.desc().size.x.abs().max(1e-3))
+            .collect();
+        let body = SkeletonInstance::new(model);
+        let options = PhysicsOptions {
+            teleport_distance: teleport,
+            ..PhysicsOptions::default()
+        };
+        let mut ragdoll =
+            Ragdoll::new(model, options).map_err(|e| bad_input(path, format!("physics: {e}")))?;
+        ragdoll.set_gravity(gravity);
+        Ok(Self {
+            body,
+            ragdoll,
+            radii,
+            frame: 0,
+        })
+    }
+
+    /// The generic instance's animated input (skeleton order).
+    pub fn input_mut(&mut self) -> &mut [Transform] {
+        self.body.input_mut()
+    }
+
+    /// Steps the simulation by `dt` seconds from the current input; returns the simulated world
+    /// pose in skeleton order.
+    pub fn step(&mut self, dt: f32) -> Result<&[Affine3A], CliError> {
+        let time = self.frame as f32 * dt;
+        self.frame += 1;
+        self.ragdoll
+            .evaluate_physics_frame(&mut self.body, time, dt)
+            .map_err(|e| CliError::Internal(format!("physics step failed: {e}")))?;
+        Ok(self.body.world())
+    }
+
+    /// Every body as (centre, radius), model space.
+    pub fn bodies(&self) -> Vec<(Vec3, f32)> {
+        (0..self.ragdoll.body_count())
+            .filter_map(|i| {
+                self.ragdoll
+                    .body_pose(i)
+                    .map(|(p, _)| (p, self.radii.get(i).copied().unwrap_or(0.05)))
+            })
+            .collect()
+    }
+}
+
+/// One evaluated frame: world matrices (in the order of [`Animator::parents`]) and bodies.
+#[derive(Clone, Debug, Default)]
+pub struct Posed {
+    /// World matrices.
+    pub world: Vec<Affine3A>,
+    /// Rigid bodies as (centre, radius).
+    pub bodies: Vec<(Vec3, f32)>,
+}
+
+enum Inner {
+    Mmd {
+        inst: Box<MmdInstance>,
+        player: Option<Box<MotionPlayer>>,
+        physics: Option<Box<MmdPhysics>>,
+        locals: Vec<Transform>,
+    },
+    Gltf {
+        sampler: Box<JointSampler>,
+        physics: Option<Box<MmdPhysics>>,
+    },
+}
+
+/// A model plus what moves it, evaluated frame by frame in increasing order.
+pub struct Animator {
+    inner: Inner,
+    parents: Vec<u16>,
+    fps: f32,
+    next: u32,
+    /// Length of the motion or clip in seconds (0 for a static model).
+    pub duration: f32,
+    /// Bones.
+    pub bone_count: usize,
+    /// A one-line description for reports.
+    pub description: String,
+}
+
+/// What to animate.
+#[derive(Clone, Debug, Default)]
+pub struct AnimSpec {
+    /// The model file.
+    pub model: PathBuf,
+    /// A VMD motion (MMD models).
+    pub motion: Option<PathBuf>,
+    /// The clip index (glTF models).
+    pub clip: Option<usize>,
+    /// Simulate rigid bodies.
+    pub physics: bool,
+    /// Frames per second of the evaluation.
+    pub fps: f32,
+}
+
+fn input(flag: &str, message: impl std::fmt::Display) -> CliError {
+    bad_input(Path::new(flag), message)
+}
+
+impl Animator {
+    /// Loads the model (and motion) and prepares the evaluation.
+    pub fn new(spec: &AnimSpec) -> Result<Self, CliError> {
+        if !(spec.fps.is_finite() && spec.fps > 0.0 && spec.fps <= 240.0) {
+            return Err(input(
+                "--fps",
+                format!("must be within 1..=240, got {}", spec.fps),
+            ));
+        }
+        match kind_of(&spec.model)? {
+            ModelKind::Mmd => Self::mmd(spec),
+            ModelKind::Gltf => Self::gltf(spec),
+        }
+    }
+
+    fn mmd(spec: &AnimSpec) -> Result<Self, CliError> {
+        if spec.clip.is_some() {
+            return Err(input(
+                "--clip",
+                "is for glTF models; MMD models take --motion",
+            ));
+        }
+        let model = load_mmd(&spec.model)?;
+        let player = spec
+            .motion
+            .as_ref()
+            .map(|m| load_motion(m, &model).map(Box::new))
+            .transpose()?;
+        let physics = if spec.physics {
+            Some(Box::new(MmdPhysics::new(&model, &spec.model)?))
+        } else {
+            None
+        };
+        let duration = player
+            .as_ref()
+            .map_or(0.0, |p| p.motion().last_frame as f32 / MMD_FPS);
+        let parents = model
+            .bones
+            .iter()
+            .map(|b| b.parent.map_or(NO_PARENT, |p| p as u16))
+            .collect();
+        let description = format!(
+            "MMD model \"{}\", {} bones, {} rigid bodies{}",
+            model.name,
+            model.bones.len(),
+            model.rigid_bodies.len(),
+            player.as_ref().map_or(String::new(), |p| format!(
+                ", motion of {} frames",
+                p.motion().last_frame + 1
+            ))
+        );
+        Ok(Self {
+            bone_count: model.bones.len(),
+            inner: Inner::Mmd {
+                locals: vec![Transform::IDENTITY; model.skeleton.len()],
+                inst: Box::new(MmdInstance::new(Arc::clone(&model))),
+                player,
+                physics,
+            },
+            parents,
+            fps: spec.fps,
+            next: 0,
+            duration,
+            description,
+        })
+    }
+
+    fn gltf(spec: &AnimSpec) -> Result<Self, CliError> {
+        if spec.motion.is_some() {
+            return Err(input(
+                "--motion",
+                "is for MMD models; glTF models take --clip",
+            ));
+        }
+        let model = load_gltf(&spec.model)?;
+        if model.clips.is_empty() {
+            return Err(bad_input(&spec.model, "the model has no animation"));
+        }
+        let clip = spec.clip.unwrap_or(0);
+        let sampler = JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?;
+        let physics = if spec.physics {
+            if model.model.dynamics().physics().bodies().is_empty() {
+                return Err(bad_input(
+                    &spec.model,
+                    "--physics: the model has no physics table (glTF files carry none)",
+                ));
+            }
+            Some(Box::new(MmdPhysics::from_model(
+                &model.model,
+                &spec.model,
+                Vec3::new(0.0, -9.8, 0.0),
+                2.0,
+            )?))
+        } else {
+            None
+        };
+        let duration = sampler.clip().duration();
+        let parents = model.skeleton().parent_indices().to_vec();
+        let description = format!(
+            "glTF model, {} bones, clip {clip} ({:.2} s)",
+            model.skeleton().len(),
+            duration
+        );
+        Ok(Self {
+            bone_count: model.skeleton().len(),
+            inner: Inner::Gltf {
+                sampler: Box::new(sampler),
+                physics,
+            },
+            parents,
+            fps: spec.fps,
+            next: 0,
+            duration,
+            description,
+        })
+    }
+}
+
+impl Animator {
+    /// Parent of every bone (in the order of [`Posed::world`]), [`NO_PARENT`] for roots.
+    pub fn parents(&self) -> &[u16] {
+        &self.parents
+    }
+
+    /// Frames per second.
+    pub fn fps(&self) -> f32 {
+        self.fps
+    }
+
+    /// Whether frames must be evaluated in order from 0 (physics is on).
+    pub fn sequential(&self) -> bool {
+        matches!(
+            &self.inner,
+            Inner::Mmd {
+                physics: Some(_),
+                ..
+            } | Inner::Gltf {
+                physics: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// Evaluates frame `index` (time `index / fps`). With physics every frame from the last
+    /// evaluated one up to `index` is simulated, so frames must come in increasing order.
+    pub fn frame(&mut self, index: u32) -> Result<Posed, CliError> {
+        if self.sequential() {
+            if index < self.next {
+                return Err(CliError::Internal(format!(
+                    "physics frames out of order ({index} after {})",
+                    self.next
+                )));
+            }
+            while self.next < index {
+                self.step(self.next)?;
+                self.next += 1;
+            }
+            self.next = index + 1;
+        }
+        self.step(index)
+    }
+
+    fn step(&mut self, index: u32) -> Result<Posed, CliError> {
+        let dt = 1.0 / self.fps;
+        let time = index as f32 * dt;
+        match &mut self.inner {
+            Inner::Mmd {
+                inst,
+                player,
+                physics,
+                locals,
+            } => {
+                if let Some(p) = player.as_mut() {
+                    p.apply(index as f32 * MMD_FPS / self.fps, inst);
+                }
+                let mut bodies = Vec::new();
+                match physics.as_mut() {
+                    Some(ph) => {
+                        inst.evaluate_before_physics(EvalOptions::default());
+                        inst.write_locals(locals);
+                        ph.input_mut().copy_from_slice(locals);
+                        let world = ph.step(dt)?.to_vec();
+                        inst.set_world_from_skeleton_order(&world);
+                        inst.evaluate_after_physics();
+                        bodies = ph.bodies();
+                    }
+                    None => inst.evaluate(EvalOptions::default()),
+                }
+                Ok(Posed {
+                    world: inst.world().to_vec(),
+                    bodies,
+                })
+            }
+            Inner::Gltf { sampler, physics } => {
+                sampler.sample(time);
+                match physics.as_mut() {
+                    Some(ph) => {
+                        ph.input_mut().copy_from_slice(sampler.locals());
+                        let world = ph.step(dt)?.to_vec();
+                        Ok(Posed {
+                            world,
+                            bodies: ph.bodies(),
+                        })
+                    }
+                    None => Ok(Posed {
+                        world: sampler.world().to_vec(),
+                        bodies: Vec::new(),
+                    }),
+                }
+            }
+        }
+    }
+}
