@@ -1,0 +1,50 @@
+//! # sinew-examples — runnable, commented examples of the sinew crates
+//!
+//! Not published. Each file under `examples/` is a short program (`cargo run -p sinew-examples
+//! --example <name>`), compiled by `cargo test` and `cargo build --examples`:
+//!
+//! | example | shows |
+//! |---|---|
+//! | `mmd_skin_matrices` | MMD model + motion → `MmdInstance` → `RigState` locals → skin matrices |
+//! | `gltf_ik_targets` | a glTF skeleton with a two-bone chain added, an IK target, residuals |
+//! | `custom_reader` | a `SkeletonDynamicsReader` for a home-made text format |
+//! | `props_and_limbs` | the humanoid holding the demo rifle, one line per limb |
+//! | `physics_on_off` | one second of the humanoid with and without the ragdoll |
+//! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
+//!
+//! Examples that need the shared assets look in `<CARGO_MANIFEST_DIR>/../../../shared/assets`
+//! (or `$SINEW_ASSETS`) and print a skip message when they are absent; [`assets_dir`] finds it.
+#![warn(missing_docs)]
+
+use std::path::PathBuf;
+
+/// The shared assets folder: `$SINEW_ASSETS` if set, else
+/// `<CARGO_MANIFEST_DIR>/../../../shared/assets`. `None` when it does not exist.
+#[must_use]
+pub fn assets_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
+        PathBuf::from,
+    );
+    dir.is_dir().then_some(dir)
+}
+
+/// A file under the shared assets folder, or `None` (after printing why) when it is missing.
+#[must_use]
+pub fn asset(relative: &str) -> Option<PathBuf> {
+    match assets_dir() {
+        None => {
+            println!("skipped: shared assets not found (set SINEW_ASSETS or check out ../shared)");
+            None
+        }
+        Some(dir) => {
+            let p = dir.join(relative);
+            if p.is_file() {
+                Some(p)
+            } else {
+                println!("skipped: asset {} not found", p.display());
+                None
+            }
+        }
+    }
+}
