@@ -50,7 +50,27 @@ enum Command {
     Bake(commands::bake::BakeArgs),
 }
 
+/// Restores the default action for SIGPIPE, so `sinew … | head` ends quietly like other command-line
+/// tools instead of panicking on the closed pipe (Rust ignores SIGPIPE by default).
+#[cfg(unix)]
+fn default_sigpipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: `signal` is the C library's; installing the default disposition for SIGPIPE at
+    // start-up, before any thread exists, has no preconditions.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
         Command::Demo(args) => commands::demo::run(&args),
