@@ -73,8 +73,9 @@ pub fn leg_length(skeleton: &Skeleton, upper: BoneId, lower: BoneId) -> Option<f
     Some(len)
 }
 
-/// A precomputed source → target bone map with rest-pose correction. See the [module
-/// docs](self) for the formula.
+/// A precomputed source → target bone map with rest-pose correction. The formula is derived in
+/// this module's source (`anim/retarget.rs`): rotations are carried in world space relative to
+/// each rig's rest, then brought back to the target's parents.
 #[derive(Clone, Debug)]
 pub struct RetargetMap {
     /// Per target bone: its source bone, or [`UNMAPPED`].
