@@ -8,56 +8,8 @@ mod common;
 
 use std::sync::Arc;
 
-use glam::{Quat, Vec3};
 use serde_json::Value;
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
-
-fn vec3(v: &Value) -> Vec3 {
-    let a = v.as_array().unwrap();
-    Vec3::new(
-        a[0].as_f64().unwrap() as f32,
-        a[1].as_f64().unwrap() as f32,
-        a[2].as_f64().unwrap() as f32,
-    )
-}
-
-fn quat(v: &Value) -> Quat {
-    let a = v.as_array().unwrap();
-    Quat::from_xyzw(
-        a[0].as_f64().unwrap() as f32,
-        a[1].as_f64().unwrap() as f32,
-        a[2].as_f64().unwrap() as f32,
-        a[3].as_f64().unwrap() as f32,
-    )
-}
-
-fn angle_deg(a: Quat, b: Quat) -> f32 {
-    let a = a.as_dquat().normalize();
-    let b = b.as_dquat().normalize();
-    let s = (a.conjugate() * b).xyz().length();
-    (2.0 * s.atan2(a.dot(b).abs().min(1.0))).to_degrees() as f32
-}
-
-fn options(mode: &str) -> EvalOptions {
-    match mode {
-        "fk" => EvalOptions {
-            append: false,
-            ik: false,
-        },
-        "grant" => EvalOptions {
-            append: true,
-            ik: false,
-        },
-        "ik" => EvalOptions {
-            append: false,
-            ik: true,
-        },
-        _ => EvalOptions {
-            append: true,
-            ik: true,
-        },
-    }
-}
+use sinew_mmd::{MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
 
 #[test]
 fn vmd_playback_matches_babylon_mmd() {
@@ -100,7 +52,7 @@ fn vmd_playback_matches_babylon_mmd() {
             for frame in frames.as_array().unwrap() {
                 let f = frame["frame"].as_f64().unwrap() as f32;
                 player.apply(f, &mut inst);
-                inst.evaluate(options(mode));
+                inst.evaluate(common::conformance::mode_options(mode));
                 let (mut dp, mut dq, mut worst) = (0.0f32, 0.0f32, String::new());
                 for b in frame["bones"].as_array().unwrap() {
                     let bname = b["name"].as_str().unwrap();
@@ -109,12 +61,15 @@ fn vmd_playback_matches_babylon_mmd() {
                     }
                     let i = model.bone_index(bname).unwrap();
                     let (_, r, t) = inst.world()[i].to_scale_rotation_translation();
-                    let p = (t - vec3(&b["world_t_mmd"])).length();
+                    let p = (t - common::conformance::vec3(&b["world_t_mmd"])).length();
                     if p > dp {
                         dp = p;
                         worst = bname.to_owned();
                     }
-                    dq = dq.max(angle_deg(r, quat(&b["world_q_mmd"])));
+                    dq = dq.max(common::conformance::angle_deg(
+                        r,
+                        common::conformance::quat(&b["world_q_mmd"]),
+                    ));
                 }
                 eprintln!(
                     "{name} {mode} frame {f}: max |dp| = {dp:.5} ({worst}), max angle = {dq:.3}°"

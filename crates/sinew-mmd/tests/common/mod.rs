@@ -82,4 +82,6 @@ pub fn read_asset(file_name: &str) -> Option<Vec<u8>> {
     }
 }
 #[allow(dead_code)]
+pub mod conformance;
+#[allow(dead_code)]
 pub mod fixtures;
