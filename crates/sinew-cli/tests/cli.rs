@@ -14,23 +14,7 @@ fn sinew() -> Command {
     Command::cargo_bin("sinew").expect("binary built")
 }
 
-fn assets() -> PathBuf {
-    std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    )
-}
-
-/// The shared asset at `rel`, or `None` (with a skip message).
-fn asset(rel: &str) -> Option<PathBuf> {
-    let p = assets().join(rel);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found (set SINEW_ASSETS)", p.display());
-        None
-    }
-}
+use sinew_testkit::{asset, assets_path as assets};
 
 const MIKU: &str = "mmd/threejs-examples/miku/miku_v2.pmd";
 const WAVEFILE: &str = "mmd/threejs-examples/vmds/wavefile_v2.vmd";

@@ -16,35 +16,4 @@
 //! (or `$SINEW_ASSETS`) and print a skip message when they are absent; [`assets_dir`] finds it.
 #![warn(missing_docs)]
 
-use std::path::PathBuf;
-
-/// The shared assets folder: `$SINEW_ASSETS` if set, else
-/// `<CARGO_MANIFEST_DIR>/../../../shared/assets`. `None` when it does not exist.
-#[must_use]
-pub fn assets_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    );
-    dir.is_dir().then_some(dir)
-}
-
-/// A file under the shared assets folder, or `None` (after printing why) when it is missing.
-#[must_use]
-pub fn asset(relative: &str) -> Option<PathBuf> {
-    match assets_dir() {
-        None => {
-            println!("skipped: shared assets not found (set SINEW_ASSETS or check out ../shared)");
-            None
-        }
-        Some(dir) => {
-            let p = dir.join(relative);
-            if p.is_file() {
-                Some(p)
-            } else {
-                println!("skipped: asset {} not found", p.display());
-                None
-            }
-        }
-    }
-}
+pub use sinew_testkit::{asset, assets_dir};

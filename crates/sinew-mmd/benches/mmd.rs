@@ -2,26 +2,16 @@
 //! parsing miku_v2.pmd and wavefile_v2.vmd (MB/s), and one frame of miku_v2 with IK and
 //! append through the MMD runtime (a static leg-IK pose, every bone evaluated).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use glam::{Quat, Vec3};
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Pmd, Vmd};
 
-fn assets() -> Option<PathBuf> {
-    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    );
-    dir.is_dir().then_some(dir).or_else(|| {
-        eprintln!("skipping MMD benches: assets not found");
-        None
-    })
-}
-
 fn bench(c: &mut Criterion) {
-    let Some(dir) = assets() else { return };
+    let Some(dir) = sinew_testkit::assets_dir() else {
+        return;
+    };
     let Ok(pmd) = std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")) else {
         return;
     };

@@ -21,23 +21,9 @@ use sinew_mmd::{
 use sinew_physics::{PhysicsOptions, Ragdoll};
 
 fn assets() -> Option<PathBuf> {
-    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    );
-    if dir.join("mmd/threejs-examples/miku/miku_v2.pmd").is_file()
-        && dir
-            .join("mmd/threejs-examples/vmds/wavefile_v2.vmd")
-            .is_file()
-    {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: miku_v2.pmd / wavefile_v2.vmd not found under {}",
-            dir.display()
-        );
-        None
-    }
+    sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
+    sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
+    sinew_testkit::assets_dir()
 }
 
 struct Run {

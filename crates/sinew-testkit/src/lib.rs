@@ -7,6 +7,8 @@
 //! hair, skirt and cape chains from head, pelvis and chest. [`Humanoid::animate`] writes a
 //! deterministic walk-like pose for any time.
 
+pub mod assets;
 mod humanoid;
 
+pub use assets::{asset, assets_dir, assets_path};
 pub use humanoid::{Humanoid, HumanoidBones, Limb};

@@ -3,7 +3,6 @@
 //! A quick mode (`--quick`) shortens every batch for a smoke run (~3 s instead of ~20 s).
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -149,13 +148,6 @@ fn baked_clip(h: &Humanoid, keys: usize, phase: f32) -> Result<Arc<Clip>, CliErr
 
 fn internal(e: impl std::fmt::Display) -> CliError {
     CliError::Internal(e.to_string())
-}
-
-fn assets_dir() -> PathBuf {
-    std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    )
 }
 
 /// Runs the command.
@@ -451,7 +443,7 @@ fn format_ns(ns: f64) -> String {
 /// miku_v2 dancing wavefile_v2 with IK and append, one frame per call (skipped without the
 /// shared assets).
 fn mmd_frame(timer: &Timer) -> Result<Row, CliError> {
-    let dir = assets_dir();
+    let dir = sinew_testkit::assets_path();
     let model_path = dir.join("mmd/threejs-examples/miku/miku_v2.pmd");
     let motion_path = dir.join("mmd/threejs-examples/vmds/wavefile_v2.vmd");
     if !(model_path.is_file() && motion_path.is_file()) {

@@ -3,19 +3,7 @@
 
 use std::path::PathBuf;
 
-/// `<manifest>/../../../shared/assets` (or `$SINEW_ASSETS`), if it exists.
-pub fn assets_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("SINEW_ASSETS").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-        PathBuf::from,
-    );
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipping: assets dir {} not found", dir.display());
-        None
-    }
-}
+pub use sinew_testkit::assets_dir;
 
 /// `<assets>/../conformance`, if it exists.
 pub fn conformance_dir() -> Option<PathBuf> {

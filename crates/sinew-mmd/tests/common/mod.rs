@@ -3,21 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The shared assets directory: `$SINEW_ASSETS`, else
-/// `<manifest>/../../../shared/assets`. `None` (after printing a
-/// "skipping" line) when it does not exist.
-pub fn assets_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("SINEW_ASSETS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: assets directory {} not found", dir.display());
-        None
-    }
-}
+pub use sinew_testkit::assets_dir;
 
 /// The conformance directory next to the assets (`<assets>/../conformance`).
 pub fn conformance_dir() -> Option<PathBuf> {
