@@ -34,6 +34,22 @@ pub struct EvalOptions {
     pub ik: bool,
 }
 
+impl EvalOptions {
+    /// The conformance oracle's mode names: `fk` (animation only), `grant` (+ append), `ik`
+    /// (+ IK), `full` (IK + append). `None` for any other name.
+    #[must_use]
+    pub fn from_mode(name: &str) -> Option<Self> {
+        let (append, ik) = match name {
+            "fk" => (false, false),
+            "grant" => (true, false),
+            "ik" => (false, true),
+            "full" => (true, true),
+            _ => return None,
+        };
+        Some(Self { append, ik })
+    }
+}
+
 impl Default for EvalOptions {
     fn default() -> Self {
         Self {
@@ -641,4 +657,20 @@ fn orthonormal(m: &Mat3A) -> Mat3A {
         m.y_axis.normalize_or_zero(),
         m.z_axis.normalize_or_zero(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EvalOptions;
+
+    #[test]
+    fn oracle_mode_names() {
+        let m = |n| EvalOptions::from_mode(n).map(|o| (o.append, o.ik));
+        assert_eq!(m("fk"), Some((false, false)));
+        assert_eq!(m("grant"), Some((true, false)));
+        assert_eq!(m("ik"), Some((false, true)));
+        assert_eq!(m("full"), Some((true, true)));
+        assert_eq!(m("both"), None);
+        assert_eq!(EvalOptions::from_mode("full"), Some(EvalOptions::default()));
+    }
 }

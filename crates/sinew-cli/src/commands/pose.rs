@@ -53,28 +53,6 @@ pub struct PoseArgs {
     pub json: PathBuf,
 }
 
-fn options(mode: &str) -> Option<EvalOptions> {
-    Some(match mode {
-        "fk" => EvalOptions {
-            append: false,
-            ik: false,
-        },
-        "grant" => EvalOptions {
-            append: true,
-            ik: false,
-        },
-        "ik" => EvalOptions {
-            append: false,
-            ik: true,
-        },
-        "full" => EvalOptions {
-            append: true,
-            ik: true,
-        },
-        _ => return None,
-    })
-}
-
 fn round(v: f32) -> f64 {
     (f64::from(v) * 1e7).round() / 1e7
 }
@@ -97,7 +75,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         ));
     }
     for m in &args.modes {
-        if options(m).is_none() {
+        if EvalOptions::from_mode(m).is_none() {
             return Err(bad_input(
                 &PathBuf::from("--modes"),
                 format!("unknown mode \"{m}\" (use fk, grant, ik, full)"),
@@ -150,7 +128,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     sorted.sort_unstable();
     sorted.dedup();
     for mode in &args.modes {
-        let opts = options(mode).expect("checked");
+        let opts = EvalOptions::from_mode(mode).expect("checked");
         let mut frames = Vec::with_capacity(args.frames.len());
         let mut worlds: Vec<(u32, Vec<glam::Affine3A>)> = Vec::new();
         if args.physics {

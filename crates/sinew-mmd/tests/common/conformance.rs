@@ -6,24 +6,7 @@ use sinew_mmd::{EvalOptions, MmdInstance};
 
 /// The evaluation options of an oracle mode (fk, grant, ik, full).
 pub fn mode_options(mode: &str) -> EvalOptions {
-    match mode {
-        "fk" => EvalOptions {
-            append: false,
-            ik: false,
-        },
-        "grant" => EvalOptions {
-            append: true,
-            ik: false,
-        },
-        "ik" => EvalOptions {
-            append: false,
-            ik: true,
-        },
-        _ => EvalOptions {
-            append: true,
-            ik: true,
-        },
-    }
+    EvalOptions::from_mode(mode).unwrap_or_else(|| panic!("unknown oracle mode {mode}"))
 }
 
 /// A JSON `[x, y, z]`.
