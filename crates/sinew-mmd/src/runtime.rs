@@ -572,46 +572,34 @@ impl MmdInstance {
             let m = Mat3::from_quat(q);
             let threshold = 88.0f32.to_radians();
             let clamp88 = |a: f32| a.clamp(-threshold, threshold);
+            // Decompose in the link's Euler order (the middle angle kept within ±88°), limit
+            // every angle, rebuild in the same order.
+            let (rx, ry, rz) = match info.order {
+                EulerOrder::Yxz => (
+                    clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin()),
+                    m.z_axis.x.atan2(m.z_axis.z),
+                    m.x_axis.y.atan2(m.y_axis.y),
+                ),
+                EulerOrder::Zyx => (
+                    m.y_axis.z.atan2(m.z_axis.z),
+                    clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin()),
+                    m.x_axis.y.atan2(m.x_axis.x),
+                ),
+                EulerOrder::Xzy => (
+                    m.y_axis.z.atan2(m.y_axis.y),
+                    m.z_axis.x.atan2(m.x_axis.x),
+                    clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin()),
+                ),
+            };
+            let (qx, qy, qz) = (
+                Quat::from_rotation_x(limit_angle(rx, min.x, max.x, use_axis)),
+                Quat::from_rotation_y(limit_angle(ry, min.y, max.y, use_axis)),
+                Quat::from_rotation_z(limit_angle(rz, min.z, max.z, use_axis)),
+            );
             let rebuilt = match info.order {
-                EulerOrder::Yxz => {
-                    let rx = clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin());
-                    let ry = m.z_axis.x.atan2(m.z_axis.z);
-                    let rz = m.x_axis.y.atan2(m.y_axis.y);
-                    let (rx, ry, rz) = (
-                        limit_angle(rx, min.x, max.x, use_axis),
-                        limit_angle(ry, min.y, max.y, use_axis),
-                        limit_angle(rz, min.z, max.z, use_axis),
-                    );
-                    Quat::from_rotation_y(ry)
-                        * Quat::from_rotation_x(rx)
-                        * Quat::from_rotation_z(rz)
-                }
-                EulerOrder::Zyx => {
-                    let ry = clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin());
-                    let rx = m.y_axis.z.atan2(m.z_axis.z);
-                    let rz = m.x_axis.y.atan2(m.x_axis.x);
-                    let (rx, ry, rz) = (
-                        limit_angle(rx, min.x, max.x, use_axis),
-                        limit_angle(ry, min.y, max.y, use_axis),
-                        limit_angle(rz, min.z, max.z, use_axis),
-                    );
-                    Quat::from_rotation_z(rz)
-                        * Quat::from_rotation_y(ry)
-                        * Quat::from_rotation_x(rx)
-                }
-                EulerOrder::Xzy => {
-                    let rz = clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin());
-                    let rx = m.y_axis.z.atan2(m.y_axis.y);
-                    let ry = m.z_axis.x.atan2(m.x_axis.x);
-                    let (rx, ry, rz) = (
-                        limit_angle(rx, min.x, max.x, use_axis),
-                        limit_angle(ry, min.y, max.y, use_axis),
-                        limit_angle(rz, min.z, max.z, use_axis),
-                    );
-                    Quat::from_rotation_x(rx)
-                        * Quat::from_rotation_z(rz)
-                        * Quat::from_rotation_y(ry)
-                }
+                EulerOrder::Yxz => qy * qx * qz,
+                EulerOrder::Zyx => qz * qy * qx,
+                EulerOrder::Xzy => qx * qz * qy,
             };
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
         }
