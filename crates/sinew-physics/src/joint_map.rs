@@ -19,6 +19,10 @@
 //!   the twist axis (one independent limit `±h`) and the other two form the cone.
 //! * The cone half-angle is the **smaller** of the two swing half-widths (the circle inscribed
 //!   in the authored box), so authored limits are respected; the wider swing axis loses range.
+//! * The solver's limits are soft under load; the ragdoll's joint projection
+//!   ([`JointProjection`](crate::JointProjection)) enforces the authored box itself after
+//!   each step, so the inscribed cone's lost range is only lost to the solver's rows, not to
+//!   the final pose clamp (which uses the full box).
 //! * Rotation springs are applied by the ragdoll as explicit torques on the joint's relative
 //!   rotation (stiffness clamped for stability), not as rapier motors.
 

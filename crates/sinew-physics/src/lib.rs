@@ -11,7 +11,8 @@
 //!  apply (animated locals) → update_transform (constraints → hierarchy → IK)
 //!      → Ragdoll::evaluate_physics_frame:
 //!          drive     kinematic bodies ← animated bone · bone_to_body, interpolated per sub-step
-//!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame
+//!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame;
+//!                    after each step, joint projection puts bodies back onto their joints
 //!          guard     NaN / exploded bodies reset to their animated pose, reported
 //!          writeback dynamic bones → output locals, parent before child (rigid or affine),
 //!                    bind-pose followers
@@ -52,7 +53,13 @@
 //! Friction and restitution combine by multiplication (Bullet's rule). Damping is read as
 //! Bullet's per-second fraction by default ([`PhysicsOptions::bullet_damping`]).
 //!
-//! Joints: see [`joint_map`] for the cone/twist mapping and its limits.
+//! Joints: see [`joint_map`] for the cone/twist mapping. The solver alone does not hold
+//! limits when light chains hang from a fast kinematic body (the miku_v2 dance drifts ≈ 1 rad
+//! past MMD's boxes, a walking ponytail ≈ 2.6 rad), so after every step [`JointProjection`]
+//! moves the body farther from the kinematic root back onto its joint's authored XYZ-Euler box
+//! and anchor, PhysX-style: tree joints then stay within the projection tolerance (0.02 rad by
+//! default; measured ≤ 0.020 rad over the whole dance). Loop-closing joints stay with the
+//! solver.
 
 mod error;
 pub mod joint_map;
@@ -64,7 +71,7 @@ mod world;
 
 pub use error::PhysicsError;
 pub use module::PhysicsModule;
-pub use options::{PhysicsOptions, Profile, ProfileBody};
+pub use options::{JointProjection, PhysicsOptions, Profile, ProfileBody};
 pub use ragdoll::{enable_physics, Ragdoll, DEFAULT_GRAVITY};
 pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
 

@@ -75,6 +75,9 @@ pub struct PhysicsOptions {
     pub reset_on_rewind: bool,
     /// The profile; required when `Physics::profile_required()`.
     pub profile: Option<Profile>,
+    /// Joint projection after every step (see [`JointProjection`]); `None` leaves the joints
+    /// to the solver alone. Default `Some(JointProjection::default())`.
+    pub joint_projection: Option<JointProjection>,
 }
 
 impl Default for PhysicsOptions {
@@ -89,6 +92,33 @@ impl Default for PhysicsOptions {
             max_body_deviation: 50.0,
             reset_on_rewind: true,
             profile: None,
+            joint_projection: Some(JointProjection::default()),
+        }
+    }
+}
+
+/// Position-level joint projection (as PhysX's joint projection): after each step, joints
+/// whose relative rotation left the authored XYZ-Euler box by more than `angular_tolerance`,
+/// or whose anchors drifted apart by more than `linear_tolerance`, are corrected by moving
+/// one body — the one farther from a kinematic body along the joint tree — onto the box
+/// and onto the anchor. Velocities are kept. Joints that close a loop in the joint graph
+/// (skirt rings) are left to the solver, since one body cannot satisfy two of them.
+///
+/// Rapier's iterative solver lets light chains hanging from a fast kinematic body (hair
+/// under a moving head) drift far past their limits; projection bounds that drift.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointProjection {
+    /// Rotation excess beyond the box, radians, tolerated before projecting. Default 0.02.
+    pub angular_tolerance: f32,
+    /// Anchor separation, evaluation units, tolerated before projecting. Default 0.002.
+    pub linear_tolerance: f32,
+}
+
+impl Default for JointProjection {
+    fn default() -> Self {
+        Self {
+            angular_tolerance: 0.02,
+            linear_tolerance: 0.002,
         }
     }
 }
@@ -123,6 +153,16 @@ impl PhysicsOptions {
         ] {
             if v.is_nan() || v <= 0.0 {
                 return Err(invalid(field, v, "> 0 (infinity disables)"));
+            }
+        }
+        if let Some(p) = self.joint_projection {
+            for (field, v) in [
+                ("joint_projection.angular_tolerance", p.angular_tolerance),
+                ("joint_projection.linear_tolerance", p.linear_tolerance),
+            ] {
+                if v.is_nan() || v < 0.0 {
+                    return Err(invalid(field, v, ">= 0 (infinity disables)"));
+                }
             }
         }
         Ok(())

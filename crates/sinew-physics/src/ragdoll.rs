@@ -62,6 +62,43 @@ enum Role {
     Follower(BoneId),
 }
 
+/// The joint tree used by projection: breadth-first from the driven bodies (then from the
+/// lowest unreached body of each free-floating group), each tree joint moving the body it
+/// reaches. Joints between two driven bodies and joints closing a loop are left out.
+fn projection_order(driven: &[bool], joints: &[(usize, usize)]) -> Vec<(usize, bool)> {
+    let n = driven.len();
+    let mut adjacent: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (ji, &(a, b)) in joints.iter().enumerate() {
+        adjacent[a].push(ji);
+        adjacent[b].push(ji);
+    }
+    let mut reached = driven.to_vec();
+    let mut queue: std::collections::VecDeque<usize> = (0..n).filter(|&i| driven[i]).collect();
+    let mut order = Vec::new();
+    let mut next_root = 0;
+    loop {
+        while let Some(u) = queue.pop_front() {
+            for &ji in &adjacent[u] {
+                let (a, b) = joints[ji];
+                let v = if a == u { b } else { a };
+                if !reached[v] {
+                    reached[v] = true;
+                    order.push((ji, v == b));
+                    queue.push_back(v);
+                }
+            }
+        }
+        while next_root < n && reached[next_root] {
+            next_root += 1;
+        }
+        if next_root == n {
+            return order;
+        }
+        reached[next_root] = true;
+        queue.push_back(next_root);
+    }
+}
+
 /// One instance's rigid-body simulation in its own rapier world (the spec's
 /// `enablePhysics` result). `Send`: instances step in parallel. Dropping it detaches physics.
 ///
@@ -77,6 +114,8 @@ pub struct Ragdoll {
     bodies: Vec<BodyRt>,
     body_of_def: Vec<Option<usize>>,
     joints: Vec<JointRt>,
+    /// Joint-tree order for projection: (index into `joints`, `true` when body B moves).
+    projection: Vec<(usize, bool)>,
     roles: Vec<Role>,
     step: f32,
     accumulator: f32,
@@ -341,6 +380,11 @@ impl Ragdoll {
             });
         }
 
+        let projection = projection_order(
+            &bodies.iter().map(|b| b.driven).collect::<Vec<_>>(),
+            &joints.iter().map(|j| (j.a, j.b)).collect::<Vec<_>>(),
+        );
+
         // Bone roles: simulated bodies write back; followers follow.
         let n = skeleton.len();
         let mut roles = vec![Role::Animated; n];
@@ -375,6 +419,7 @@ impl Ragdoll {
             bodies,
             body_of_def,
             joints,
+            projection,
             roles,
             step,
             accumulator: 0.0,
@@ -578,6 +623,7 @@ impl Ragdoll {
             }
             self.apply_springs();
             self.world.step(self.gravity);
+            self.project_joints();
         }
         self.report.steps = n;
         if n > 0 {
@@ -673,6 +719,59 @@ impl Ragdoll {
             for (i, sign) in [(j.b, 1.0f32), (j.a, -1.0)] {
                 if !self.bodies[i].driven {
                     self.world.bodies[self.bodies[i].handle].add_torque(to_r(torque * sign), true);
+                }
+            }
+        }
+    }
+
+    /// Moves bodies back onto their joints' authored boxes and anchors, root side first
+    /// (see [`JointProjection`](crate::JointProjection)).
+    fn project_joints(&mut self) {
+        let Some(tol) = self.options.joint_projection else {
+            return;
+        };
+        let lin_tol = tol.linear_tolerance * self.unit_scale.max_element();
+        for &(ji, move_b) in &self.projection {
+            let j = &self.joints[ji];
+            let (ha, hb) = (self.bodies[j.a].handle, self.bodies[j.b].handle);
+            let pa = Rigid::from_r(self.world.bodies[ha].position());
+            let pb = Rigid::from_r(self.world.bodies[hb].position());
+            let fa = pa.mul(j.frame_a);
+            let fb = pb.mul(j.frame_b);
+            let rel = fa.r.inverse() * fb.r;
+            let e = euler_xyz_from_quat(rel).to_array();
+            let (min, max) = (j.min.to_array(), j.max.to_array());
+            let mut clamped = e;
+            let mut excess = 0.0f32;
+            for i in 0..3 {
+                if j.plan.kinds[i] == AxisKind::Free {
+                    continue;
+                }
+                clamped[i] = e[i].clamp(min[i], max[i]);
+                excess = excess.max((clamped[i] - e[i]).abs());
+            }
+            let rotate = excess > tol.angular_tolerance;
+            if !rotate && (fa.t - fb.t).length() <= lin_tol {
+                continue;
+            }
+            let rel = if rotate {
+                quat_from_euler_xyz(Vec3::from_array(clamped))
+            } else {
+                rel
+            };
+            let (handle, pose) = if move_b {
+                let fb = Rigid::new(fa.t, (fa.r * rel).normalize());
+                (hb, fb.mul(j.frame_b.inverse()))
+            } else {
+                let fa = Rigid::new(fb.t, (fb.r * rel.inverse()).normalize());
+                (ha, fa.mul(j.frame_a.inverse()))
+            };
+            if pose.is_finite() {
+                self.world.bodies[handle].set_position(pose.to_r(), true);
+                self.report.projections += 1;
+                if rotate {
+                    self.report.worst_projected_excess =
+                        self.report.worst_projected_excess.max(excess);
                 }
             }
         }
@@ -873,6 +972,20 @@ mod tests {
     fn ragdoll_is_send() {
         fn send<T: Send>() {}
         send::<Ragdoll>();
+    }
+
+    #[test]
+    fn projection_follows_the_joint_tree_from_driven_bodies() {
+        // 0 driven; chain 0–1–2 with 2 given as (b=1, a=2) reversed; loop 1–3, 2–3, 3–1 closes.
+        let driven = [true, false, false, false, false, false];
+        let joints = [(0, 1), (2, 1), (1, 3), (2, 3), (4, 5), (0, 0)];
+        let order = projection_order(&driven, &joints[..5]);
+        // From 0: joint 0 moves B (1); from 1: joint 1 moves A (2), joint 2 moves B (3);
+        // joint 3 closes a loop and is left out; 4–5 float free: rooted at 4, joint 4 moves 5.
+        assert_eq!(order, vec![(0, true), (1, false), (2, true), (4, true)]);
+        // Two driven ends: nothing between driven bodies, each dynamic body reached once.
+        let order = projection_order(&[true, false, true], &[(0, 1), (1, 2), (0, 2)]);
+        assert_eq!(order, vec![(0, true)]);
     }
 
     #[test]

@@ -58,6 +58,12 @@ pub struct FrameReport {
     /// Largest distance between a joint's two anchor frames, evaluation units (the anchor is
     /// fixed, so this is solver error).
     pub worst_joint_separation: f32,
+    /// Joint corrections made by [`JointProjection`](crate::JointProjection) this frame
+    /// (summed over steps).
+    pub projections: u32,
+    /// Largest rotation excess (radians) a projection corrected this frame: how far the
+    /// solver alone let a joint leave its box.
+    pub worst_projected_excess: f32,
 }
 
 impl FrameReport {
@@ -71,6 +77,8 @@ impl FrameReport {
         self.worst_joint_violation = 0.0;
         self.worst_joint = None;
         self.worst_joint_separation = 0.0;
+        self.projections = 0;
+        self.worst_projected_excess = 0.0;
     }
 
     /// True when nothing was reset or reported bad.

@@ -10,8 +10,8 @@ use sinew::glam::{Affine3A, DVec3, Quat, Vec3};
 use sinew::instance::{Slot, TickLoop};
 use sinew::{BoneId, Model, Parent, RootPlacement, SkeletonBuilder, SkeletonInstance, Transform};
 use sinew_physics::{
-    mmd_collides, BadBodyKind, PhysicsError, PhysicsModule, PhysicsOptions, Profile, ProfileBody,
-    Ragdoll, ResetReason,
+    mmd_collides, BadBodyKind, JointProjection, PhysicsError, PhysicsModule, PhysicsOptions,
+    Profile, ProfileBody, Ragdoll, ResetReason,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -163,6 +163,20 @@ fn errors() {
         Ragdoll::new(&m, bad_opt).unwrap_err(),
         PhysicsError::InvalidOption {
             field: "step_hz",
+            ..
+        }
+    ));
+    let bad_projection = PhysicsOptions {
+        joint_projection: Some(JointProjection {
+            angular_tolerance: -0.1,
+            ..JointProjection::default()
+        }),
+        ..PhysicsOptions::default()
+    };
+    assert!(matches!(
+        Ragdoll::new(&m, bad_projection).unwrap_err(),
+        PhysicsError::InvalidOption {
+            field: "joint_projection.angular_tolerance",
             ..
         }
     ));
