@@ -158,6 +158,12 @@ pub struct MmdInstance {
     ik_path: Vec<Vec<usize>>,
     /// Per IK owner, per link: the link's position in `ik_path`.
     link_in_path: Vec<Vec<usize>>,
+    /// Per IK owner, per path bone: whether its local transform during the iterations is
+    /// a function of its own IK rotation only (no append), so the refresh can skip
+    /// `update_world`.
+    path_plain: Vec<Vec<bool>>,
+    /// The local matrix `set_world` last used, per bone (reused by the path refresh).
+    local: Vec<Affine3A>,
     stack: Vec<usize>,
     ik_snapshot: Vec<Quat>,
     options: EvalOptions,
@@ -173,6 +179,7 @@ impl MmdInstance {
         let mut infos = vec![Vec::new(); n];
         let mut ik_path = vec![Vec::new(); n];
         let mut link_in_path = vec![Vec::new(); n];
+        let mut path_plain = vec![Vec::new(); n];
         for (i, b) in model.bones.iter().enumerate() {
             if let Some(p) = b.parent {
                 children[p].push(i);
@@ -202,6 +209,10 @@ impl MmdInstance {
                     .map(|l| path.iter().position(|&b| b == l.bone).unwrap_or(usize::MAX))
                     .collect();
                 if cur == base && positions.iter().all(|&p| p != usize::MAX) {
+                    path_plain[i] = path
+                        .iter()
+                        .map(|&b| model.bones[b].append.is_none())
+                        .collect();
                     ik_path[i] = path;
                     link_in_path[i] = positions;
                 }
@@ -224,6 +235,8 @@ impl MmdInstance {
             link_info: infos,
             ik_path,
             link_in_path,
+            path_plain,
+            local: vec![Affine3A::IDENTITY; n],
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(n),
             options: EvalOptions::default(),
@@ -419,7 +432,17 @@ impl MmdInstance {
     fn set_world(&mut self, i: usize, rotation: Quat, position: Vec3) {
         let bone = &self.model.bones[i];
         let local = Affine3A::from_rotation_translation(rotation, bone.rest_offset + position);
+        self.local[i] = local;
         self.world[i] = match bone.parent {
+            Some(p) => self.world[p] * local,
+            None => local,
+        };
+    }
+
+    /// `world = parent_world × local` with the local matrix from the last `set_world`.
+    fn reapply_local(&mut self, i: usize) {
+        let local = self.local[i];
+        self.world[i] = match self.model.bones[i].parent {
             Some(p) => self.world[p] * local,
             None => local,
         };
@@ -573,34 +596,50 @@ impl MmdInstance {
             let threshold = 88.0f32.to_radians();
             let clamp88 = |a: f32| a.clamp(-threshold, threshold);
             // Decompose in the link's Euler order (the middle angle kept within ±88°), limit
-            // every angle, rebuild in the same order.
+            // every angle, rebuild in the same order. An axis limited to [0, 0] contributes
+            // the identity whatever its angle, so it is neither decomposed nor multiplied.
+            let zero = [
+                min.x == 0.0 && max.x == 0.0,
+                min.y == 0.0 && max.y == 0.0,
+                min.z == 0.0 && max.z == 0.0,
+            ];
+            let angle = |k: usize, f: &dyn Fn() -> f32| if zero[k] { 0.0 } else { f() };
             let (rx, ry, rz) = match info.order {
                 EulerOrder::Yxz => (
-                    clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin()),
-                    m.z_axis.x.atan2(m.z_axis.z),
-                    m.x_axis.y.atan2(m.y_axis.y),
+                    angle(0, &|| clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin())),
+                    angle(1, &|| m.z_axis.x.atan2(m.z_axis.z)),
+                    angle(2, &|| m.x_axis.y.atan2(m.y_axis.y)),
                 ),
                 EulerOrder::Zyx => (
-                    m.y_axis.z.atan2(m.z_axis.z),
-                    clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin()),
-                    m.x_axis.y.atan2(m.x_axis.x),
+                    angle(0, &|| m.y_axis.z.atan2(m.z_axis.z)),
+                    angle(1, &|| clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin())),
+                    angle(2, &|| m.x_axis.y.atan2(m.x_axis.x)),
                 ),
                 EulerOrder::Xzy => (
-                    m.y_axis.z.atan2(m.y_axis.y),
-                    m.z_axis.x.atan2(m.x_axis.x),
-                    clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin()),
+                    angle(0, &|| m.y_axis.z.atan2(m.y_axis.y)),
+                    angle(1, &|| m.z_axis.x.atan2(m.x_axis.x)),
+                    angle(2, &|| clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin())),
                 ),
             };
-            let (qx, qy, qz) = (
-                Quat::from_rotation_x(limit_angle(rx, min.x, max.x, use_axis)),
-                Quat::from_rotation_y(limit_angle(ry, min.y, max.y, use_axis)),
-                Quat::from_rotation_z(limit_angle(rz, min.z, max.z, use_axis)),
-            );
-            let rebuilt = match info.order {
-                EulerOrder::Yxz => qy * qx * qz,
-                EulerOrder::Zyx => qz * qy * qx,
-                EulerOrder::Xzy => qx * qz * qy,
+            let axis_q = |k: usize, a: f32, lo: f32, hi: f32, f: fn(f32) -> Quat| {
+                (!zero[k]).then(|| f(limit_angle(a, lo, hi, use_axis)))
             };
+            let (qx, qy, qz) = (
+                axis_q(0, rx, min.x, max.x, Quat::from_rotation_x),
+                axis_q(1, ry, min.y, max.y, Quat::from_rotation_y),
+                axis_q(2, rz, min.z, max.z, Quat::from_rotation_z),
+            );
+            let mul = |a: Option<Quat>, b: Option<Quat>| match (a, b) {
+                (Some(a), Some(b)) => Some(a * b),
+                (a, None) => a,
+                (None, b) => b,
+            };
+            let rebuilt = match info.order {
+                EulerOrder::Yxz => mul(mul(qy, qx), qz),
+                EulerOrder::Zyx => mul(mul(qz, qy), qx),
+                EulerOrder::Xzy => mul(mul(qx, qz), qy),
+            }
+            .unwrap_or(Quat::IDENTITY);
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
         }
         if self.ik_path[owner].is_empty() {
@@ -613,10 +652,19 @@ impl MmdInstance {
             let rotation = self.ik_rotation[b] * self.chain_rotation[b];
             self.set_world(b, rotation, self.chain_position[b]);
             // The path ends at the effector, so this also refreshes it.
+            // A bone without append keeps the local matrix it had (non-links) or is rebuilt
+            // from its own IK rotation (links): the same numbers `update_world` produces.
             let from = self.link_in_path[owner][ci] + 1;
             for k in from..self.ik_path[owner].len() {
                 let p = self.ik_path[owner][k];
-                self.update_world(p, false);
+                if !self.path_plain[owner][k] {
+                    self.update_world(p, false);
+                } else if self.is_chain[p] {
+                    let rotation = self.ik_rotation[p] * self.chain_rotation[p];
+                    self.set_world(p, rotation, self.chain_position[p]);
+                } else {
+                    self.reapply_local(p);
+                }
             }
             *target = self.position(effector);
             return;
