@@ -80,13 +80,28 @@ enum EulerOrder {
 struct LinkInfo {
     axis: SolveAxis,
     order: EulerOrder,
+    /// `cos` of this link's step cap (`|limit_angle| × (index + 1)`), or `-2` when the cap
+    /// is at least π and never binds.
+    cap_cos: f32,
+    /// `(sin, cos)` of half the cap: the step quaternion when the cap binds.
+    cap_half: (f32, f32),
 }
 
-fn link_info(link: &MmdIkLink) -> LinkInfo {
+fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
+    // A negative limit in a file would turn links backwards; its magnitude is meant.
+    let cap = unit_angle.abs() * (index as f32 + 1.0);
+    let cap_cos = if cap < std::f32::consts::PI {
+        cap.cos()
+    } else {
+        -2.0
+    };
+    let cap_half = (cap * 0.5).sin_cos();
     let Some((min, max)) = link.limit else {
         return LinkInfo {
             axis: SolveAxis::None,
             order: EulerOrder::Xzy,
+            cap_cos,
+            cap_half,
         };
     };
     let half_pi = std::f32::consts::FRAC_PI_2;
@@ -110,7 +125,12 @@ fn link_info(link: &MmdIkLink) -> LinkInfo {
     } else {
         SolveAxis::None
     };
-    LinkInfo { axis, order }
+    LinkInfo {
+        axis,
+        order,
+        cap_cos,
+        cap_half,
+    }
 }
 
 fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
@@ -188,7 +208,12 @@ impl MmdInstance {
                 for l in &ik.links {
                     is_chain[l.bone] = true;
                 }
-                infos[i] = ik.links.iter().map(link_info).collect();
+                infos[i] = ik
+                    .links
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| link_info(l, ik.limit_angle, k))
+                    .collect();
                 // Walk up from the effector to the base link (the last one in file order).
                 let base = ik.links[ik.links.len() - 1].bone;
                 let mut path = vec![ik.effector];
@@ -500,7 +525,6 @@ impl MmdInstance {
                 if info.axis != SolveAxis::Fixed {
                     self.solve_link(
                         owner,
-                        ik.limit_angle,
                         &ik.links,
                         ik.effector,
                         ci,
@@ -542,7 +566,6 @@ impl MmdInstance {
     fn solve_link(
         &mut self,
         owner: usize,
-        unit_angle: f32,
         links: &[MmdIkLink],
         effector: usize,
         ci: usize,
@@ -587,9 +610,16 @@ impl MmdInstance {
                 .into();
         }
         let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
-        // A negative limit in a file would turn links backwards; its magnitude is meant.
-        let angle = (unit_angle.abs() * (ci as f32 + 1.0)).min(dot.acos());
-        self.ik_rotation[b] = Quat::from_axis_angle(axis, angle) * self.ik_rotation[b];
+        // The step is min(cap, acos(dot)) about `axis`; its half-angle sine and cosine come
+        // from `dot` directly (half-angle identities) or from the precomputed cap.
+        let (sin, cos) = if dot < info.cap_cos {
+            info.cap_half
+        } else {
+            (((1.0 - dot) * 0.5).sqrt(), ((1.0 + dot) * 0.5).sqrt())
+        };
+        let axis = axis * sin;
+        let step = Quat::from_xyzw(axis.x, axis.y, axis.z, cos);
+        self.ik_rotation[b] = step * self.ik_rotation[b];
         if let Some((min, max)) = link.limit {
             let q = self.ik_rotation[b] * self.chain_rotation[b];
             let m = Mat3::from_quat(q);
