@@ -20,6 +20,10 @@ pub struct AimParams {
     weight: f32,
     cone: Option<(f32, f32, f32)>,
     twist_half_sin_cos: (f32, f32),
+    /// Foot of the forward line through the offset (`offset − forward·(offset·forward)`)
+    /// and its squared length: constant per parameter set.
+    foot_local: Vec3A,
+    foot_sq: f32,
 }
 
 impl Default for AimParams {
@@ -34,6 +38,8 @@ impl Default for AimParams {
             weight: 1.0,
             cone: None,
             twist_half_sin_cos: (0.0, 1.0),
+            foot_local: Vec3A::ZERO,
+            foot_sq: 0.0,
         }
     }
 }
@@ -106,6 +112,8 @@ impl AimParams {
                 })
             }
         };
+        let (forward, offset) = (Vec3A::from(forward_local), Vec3A::from(offset_local));
+        let foot_local = offset - forward * offset.dot(forward);
         Ok(Self {
             forward_local,
             up_local,
@@ -114,6 +122,8 @@ impl AimParams {
             weight,
             cone,
             twist_half_sin_cos: (twist_angle * 0.5).sin_cos(),
+            foot_local,
+            foot_sq: foot_local.length_squared(),
         })
     }
 
@@ -168,6 +178,14 @@ pub struct AimResult {
     pub angle_error: f32,
 }
 
+/// `q · v · q*` for a quaternion of any length: the rotation of `v` scaled by `|q|²`.
+#[inline]
+fn rotate_scaled(q: Quat, v: Vec3A) -> Vec3A {
+    let b = Vec3A::new(q.x, q.y, q.z);
+    let w = q.w;
+    v * (w * w - b.length_squared()) + b * (2.0 * b.dot(v)) + b.cross(v) * (2.0 * w)
+}
+
 /// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
 /// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
 /// alignment) and `twist_angle` added about the aim line.
@@ -196,46 +214,58 @@ pub fn solve_aim(
     let up = Vec3A::from(params.up_local);
     let offset = Vec3A::from(params.offset_local);
 
-    let mut target_length = target_local.length();
+    let mut target_sq = target_local.length_squared();
     let mut target_local_scaled = target_local;
     let mut offset_error = offset;
-    if !target_length.is_finite() {
+    let mut foot = params.foot_local;
+    let mut foot_sq = params.foot_sq;
+    if !target_sq.is_finite() {
         // Beyond f32 squared range: only the direction matters for aiming.
         offset_error = Vec3A::ZERO;
+        foot = Vec3A::ZERO;
+        foot_sq = 0.0;
         target_local_scaled = target_local / target_local.abs().max_element();
-        target_length = target_local_scaled.length();
+        target_sq = target_local_scaled.length_squared();
     }
     // Forward line through the offset: its foot from the joint, and the point at |target|.
-    let foot = offset - forward * offset.dot(forward);
-    let along_sq = target_length * target_length - foot.length_squared();
-    let mut reached = along_sq >= 0.0 && target_length > 0.0;
+    let along_sq = target_sq - foot_sq;
+    let mut reached = along_sq >= 0.0 && target_sq > 0.0;
     let mut correction = Quat::IDENTITY;
     if reached {
-        let target_dir = target_local_scaled / target_length;
-        let offsetted = if offset == Vec3A::ZERO {
-            forward
+        // One reciprocal for both unit vectors; the two square roots run in parallel.
+        let inverse_length = target_sq.sqrt().recip();
+        let target_dir = target_local_scaled * inverse_length;
+        // |foot + forward·along| = |target| by construction.
+        let offsetted = (foot + forward * along_sq.sqrt()) * inverse_length;
+        // Shortest arc offsetted → target, left unnormalised (half-angle form): the plane
+        // step below only needs directions, and the product is normalised once.
+        let axis = offsetted.cross(target_dir);
+        let w = 1.0 + offsetted.dot(target_dir);
+        let swing = if w < 1e-3 {
+            shortest_arc_a(offsetted, target_dir, up)
         } else {
-            // |foot + forward·along| = |target| by construction.
-            (foot + forward * along_sq.sqrt()) / target_length
+            Quat::from_xyzw(axis.x, axis.y, axis.z, w)
         };
-        let swing = shortest_arc_a(offsetted, target_dir, up);
-        correction = swing;
+        let swing_sq = swing.length_squared();
         // Turn about the aim line so the forward/up plane contains the pole.
         let pole_local = inverse * Vec3A::from(pole_model);
         let pole_normal = target_dir.cross(pole_local);
-        let joint_normal = target_dir.cross(swing * up);
+        // `swing · up · swing⁻¹` scaled by |swing|², which the normals' ratio ignores.
+        let joint_normal = target_dir.cross(rotate_scaled(swing, up));
         let lengths_sq = pole_normal.length_squared() * joint_normal.length_squared();
-        if lengths_sq > 1e-20 && lengths_sq.is_finite() {
+        correction = if lengths_sq > 1e-20 * swing_sq * swing_sq && lengths_sq.is_finite() {
             let lengths = lengths_sq.sqrt();
             let w = lengths + joint_normal.dot(pole_normal);
             let plane = if w > 1e-6 * lengths {
                 let v = joint_normal.cross(pole_normal);
-                Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+                Quat::from_xyzw(v.x, v.y, v.z, w)
             } else {
                 Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0)
             };
-            correction = plane * correction;
-        }
+            (plane * swing).normalize()
+        } else {
+            swing.normalize()
+        };
         if params.twist_angle != 0.0 {
             let (sin, cos) = params.twist_half_sin_cos;
             let v = target_dir * sin;

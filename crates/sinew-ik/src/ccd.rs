@@ -120,6 +120,16 @@ pub struct CcdScratch {
     parent_model: Vec<Quat>,
     rotation_model: Vec<Quat>,
     position_model: Vec<Vec3A>,
+    kind: Vec<LinkKind>,
+}
+
+/// How a link's step is limited, decided once per solve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LinkKind {
+    Free,
+    /// saba's `SolvePlane`: one axis (index) with its range.
+    Plane(usize, f32, f32),
+    Box(RotationLimit),
 }
 
 impl CcdScratch {
@@ -155,6 +165,7 @@ impl CcdScratch {
         fit(&mut self.parent_model, n, Quat::IDENTITY);
         fit(&mut self.rotation_model, n, Quat::IDENTITY);
         fit(&mut self.position_model, n, Vec3A::ZERO);
+        fit(&mut self.kind, n, LinkKind::Free);
     }
 }
 
@@ -246,6 +257,13 @@ pub fn solve_ccd(
         s.position_offset[i] = prev_inverse * Vec3A::from(link.position - prev_position);
         s.local[i] = local;
         s.saved_local[i] = local;
+        s.kind[i] = match &link.limit {
+            None => LinkKind::Free,
+            Some(limit) => match limit.single_axis() {
+                Some(axis) => LinkKind::Plane(axis, limit.min()[axis], limit.max()[axis]),
+                None => LinkKind::Box(*limit),
+            },
+        };
         // Only limited links use Euler angles: the representation inside the box if there
         // is one, else the one nearest 0 (identity, the usual MMD start, needs no work).
         if let Some(limit) = &link.limit {
@@ -279,6 +297,17 @@ pub fn solve_ccd(
     let (unit_half_sin, unit_half_cos) = (unit.min(PI) * 0.5).sin_cos();
     let mut best = f32::INFINITY;
     let mut iterations = 0;
+    // Equal-length views, so the loops below index without bounds checks.
+    let parent_offset = &s.parent_offset[..n];
+    let position_offset = &s.position_offset[..=n];
+    let kind = &s.kind[..n];
+    let local = &mut s.local[..n];
+    let saved_local = &mut s.saved_local[..n];
+    let prev_angle = &mut s.prev_angle[..n];
+    let plane_angle = &mut s.plane_angle[..n];
+    let parent_model = &mut s.parent_model[..n];
+    let rotation_model = &mut s.rotation_model[..n];
+    let position_model = &mut s.position_model[..n];
     for iteration in 0..params.iterations {
         iterations += 1;
         // Forward kinematics of the links (ancestors stay valid during the tip→base sweep).
@@ -286,19 +315,19 @@ pub fn solve_ccd(
         let mut position = base_model;
         for i in 0..n {
             if i > 0 {
-                position += parent_rotation * s.position_offset[i];
+                position += parent_rotation * position_offset[i];
             }
-            let parent_model = parent_rotation * s.parent_offset[i];
-            s.parent_model[i] = parent_model;
-            parent_rotation = parent_model * s.local[i];
-            s.rotation_model[i] = parent_rotation;
-            s.position_model[i] = position;
+            let parent = parent_rotation * parent_offset[i];
+            parent_model[i] = parent;
+            parent_rotation = parent * local[i];
+            rotation_model[i] = parent_rotation;
+            position_model[i] = position;
         }
-        let mut effector = position + parent_rotation * s.position_offset[n];
+        let mut effector = position + parent_rotation * position_offset[n];
 
         for i in (0..n).rev() {
-            let link_position = s.position_model[i];
-            let inverse = s.rotation_model[i].conjugate();
+            let link_position = position_model[i];
+            let inverse = rotation_model[i].conjugate();
             let effector_local = inverse * (effector - link_position);
             let target_local = inverse * (target_a - link_position);
             let (Some(e), Some(t)) = (effector_local.try_normalize(), target_local.try_normalize())
@@ -306,72 +335,75 @@ pub fn solve_ccd(
                 continue;
             };
             let dot = e.dot(t).clamp(-1.0, 1.0);
-            let single = links[i]
-                .limit
-                .as_ref()
-                .and_then(|l| l.single_axis().map(|a| (l, a)));
-            let new_local = if let Some((limit, axis_index)) = single {
-                let angle = dot.acos().min(unit);
-                let axis = Vec3A::AXES[axis_index];
-                // saba compares `(R(+angle)·e)·t > (R(−angle)·e)·t`; the difference is
-                // `2·sin(angle)·((axis × e)·t)` with `sin(angle) >= 0`, so its sign decides.
-                let plus = angle > 0.0 && axis.cross(e).dot(t) > 0.0;
-                let mut new_angle = s.plane_angle[i] + if plus { angle } else { -angle };
-                let (lo, hi) = (limit.min()[axis_index], limit.max()[axis_index]);
-                if iteration == 0 && (new_angle < lo || new_angle > hi) {
-                    if -new_angle > lo && -new_angle < hi {
-                        new_angle = -new_angle;
-                    } else {
-                        let half = (lo + hi) * 0.5;
-                        if (half - new_angle).abs() > (half + new_angle).abs() {
+            let new_local = match kind[i] {
+                LinkKind::Plane(axis_index, lo, hi) => {
+                    let angle = dot.acos().min(unit);
+                    let axis = Vec3A::AXES[axis_index];
+                    // saba compares `(R(+angle)·e)·t > (R(−angle)·e)·t`; the difference is
+                    // `2·sin(angle)·((axis × e)·t)` with `sin(angle) >= 0`, so its sign decides.
+                    let plus = angle > 0.0 && axis.cross(e).dot(t) > 0.0;
+                    let mut new_angle = plane_angle[i] + if plus { angle } else { -angle };
+                    if iteration == 0 && (new_angle < lo || new_angle > hi) {
+                        if -new_angle > lo && -new_angle < hi {
                             new_angle = -new_angle;
+                        } else {
+                            let half = (lo + hi) * 0.5;
+                            if (half - new_angle).abs() > (half + new_angle).abs() {
+                                new_angle = -new_angle;
+                            }
                         }
                     }
+                    let new_angle = new_angle.clamp(lo, hi);
+                    plane_angle[i] = new_angle;
+                    let (sin, cos) = (new_angle * 0.5).sin_cos();
+                    let v = axis * sin;
+                    Quat::from_xyzw(v.x, v.y, v.z, cos)
                 }
-                let new_angle = new_angle.clamp(lo, hi);
-                s.plane_angle[i] = new_angle;
-                let (sin, cos) = (new_angle * 0.5).sin_cos();
-                let v = axis * sin;
-                Quat::from_xyzw(v.x, v.y, v.z, cos)
-            } else {
-                // `acos(dot) < 1e-3°` without the acos (in f32 this is `dot == 1`).
-                if dot >= cos_skip {
-                    continue;
+                kind => {
+                    // `acos(dot) < 1e-3°` without the acos (in f32 this is `dot == 1`).
+                    if dot >= cos_skip {
+                        continue;
+                    }
+                    let step = if dot >= cos_unit {
+                        // Within the unit angle: the whole shortest arc.
+                        shortest_arc_a(e, t, Vec3A::ZERO)
+                    } else {
+                        let axis = e
+                            .cross(t)
+                            .try_normalize()
+                            .unwrap_or_else(|| e.any_orthonormal_vector());
+                        let v = axis * unit_half_sin;
+                        Quat::from_xyzw(v.x, v.y, v.z, unit_half_cos)
+                    };
+                    let mut new_local = unit_quat(local[i] * step);
+                    if let LinkKind::Box(limit) = kind {
+                        let prev = prev_angle[i];
+                        let euler = decompose_near(new_local, prev);
+                        let clamped = euler.clamp(limit.min(), limit.max());
+                        let clamped =
+                            prev + (clamped - prev).clamp(Vec3::splat(-unit), Vec3::splat(unit));
+                        prev_angle[i] = clamped;
+                        new_local =
+                            Quat::from_euler(EulerRot::XYZ, clamped.x, clamped.y, clamped.z);
+                    }
+                    new_local
                 }
-                let step = if dot >= cos_unit {
-                    // Within the unit angle: the whole shortest arc.
-                    shortest_arc_a(e, t, Vec3A::ZERO)
-                } else {
-                    let axis = e
-                        .cross(t)
-                        .try_normalize()
-                        .unwrap_or_else(|| e.any_orthonormal_vector());
-                    let v = axis * unit_half_sin;
-                    Quat::from_xyzw(v.x, v.y, v.z, unit_half_cos)
-                };
-                let mut new_local = unit_quat(s.local[i] * step);
-                if let Some(limit) = &links[i].limit {
-                    let euler = decompose_near(new_local, s.prev_angle[i]);
-                    let prev = s.prev_angle[i];
-                    let clamped = euler.clamp(limit.min(), limit.max());
-                    let clamped =
-                        prev + (clamped - prev).clamp(Vec3::splat(-unit), Vec3::splat(unit));
-                    s.prev_angle[i] = clamped;
-                    new_local = Quat::from_euler(EulerRot::XYZ, clamped.x, clamped.y, clamped.z);
-                }
-                new_local
             };
-            s.local[i] = new_local;
-            let new_rotation = s.parent_model[i] * new_local;
+            local[i] = new_local;
+            let new_rotation = parent_model[i] * new_local;
             effector = link_position + new_rotation * effector_local;
         }
 
         let distance = (effector - target_a).length();
         if distance < best {
             best = distance;
-            s.saved_local.copy_from_slice(&s.local);
+            for (saved, &current) in saved_local.iter_mut().zip(local.iter()) {
+                *saved = current;
+            }
         } else {
-            s.local.copy_from_slice(&s.saved_local);
+            for (current, &saved) in local.iter_mut().zip(saved_local.iter()) {
+                *current = saved;
+            }
             break;
         }
         if distance <= params.tolerance {

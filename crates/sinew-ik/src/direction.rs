@@ -72,20 +72,22 @@ impl HingeFrame {
 /// no `atan2` is needed.
 #[inline]
 pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Vec3A {
-    let proj = d - frame.axis * d.dot(frame.axis);
-    let length_sq = proj.length_squared();
+    // Coordinates of `d` in the (orthonormal) frame: three dots instead of a projection's
+    // lengths.
+    let along = frame.axis.dot(d);
+    let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
+    let length_sq = cos_p * cos_p + sin_p * sin_p;
     // `d` need not be unit: the degenerate test is relative to its length.
     // (Written so that NaN also counts as degenerate.)
-    let degenerate = length_sq.partial_cmp(&(EPS_SQ * d.length_squared().max(1e-30)))
+    let degenerate = length_sq.partial_cmp(&(EPS_SQ * (length_sq + along * along).max(1e-30)))
         != Some(core::cmp::Ordering::Greater);
-    let (sin_p, cos_p) = (frame.side.dot(proj), frame.reference.dot(proj));
     let (s, c) = if degenerate {
         0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
     } else {
         let (sin_mid, cos_mid) = hinge.mid_sin_cos();
         let length = length_sq.sqrt();
         if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
-            return proj / length;
+            return (d - frame.axis * along) / length;
         }
         let (sin_min, cos_min) = hinge.min_sin_cos();
         let (sin_max, cos_max) = hinge.max_sin_cos();

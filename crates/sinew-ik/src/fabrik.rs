@@ -146,6 +146,12 @@ pub struct FabrikScratch {
     hinge_carried_model: Vec<HingeFrame>,
     delta_model: Vec<Quat>,
     best_delta_model: Vec<Quat>,
+    /// Hinge chains: link `i`'s rest hinge frame in link `i − 1`'s rest hinge frame
+    /// (coordinates along its axis, reference, side), so the carried frame is a linear
+    /// combination of the parent's solved frame.
+    hinge_relative: Vec<[Vec3A; 3]>,
+    /// Hinge chains: `(cos, sin)` of the rest direction's angle in its own hinge frame.
+    hinge_rest_cos_sin: Vec<(f32, f32)>,
 }
 
 impl FabrikScratch {
@@ -183,6 +189,8 @@ impl FabrikScratch {
         fit(&mut self.hinge_carried_model, n, HingeFrame::ZERO);
         fit(&mut self.delta_model, n, Quat::IDENTITY);
         fit(&mut self.best_delta_model, n, Quat::IDENTITY);
+        fit(&mut self.hinge_relative, n, [Vec3A::ZERO; 3]);
+        fit(&mut self.hinge_rest_cos_sin, n, (1.0, 0.0));
     }
 }
 
@@ -289,6 +297,37 @@ pub fn solve_fabrik(
         frames |= link.limit.is_some();
     }
     s.pos_model[n] = joints_model[n].position.into();
+    // A chain of plain hinges (no boxes, every segment non-zero and in its hinge plane) turns
+    // each link about its own carried axis only, so its frames are carried without
+    // quaternions (see `forward_pass_hinges`).
+    let hinge_chain = params.max_rotation_step >= PI
+        && links.iter().enumerate().all(|(i, link)| {
+            link.limit.is_none()
+                && matches!(link.joint, Some(IkJoint::Hinge(_)))
+                && s.length[i] > 0.0
+                && s.dir0_model[i].dot(s.hinge_model[i].axis).abs() <= 1e-5
+        });
+    if hinge_chain {
+        for i in 0..n {
+            let frame = s.hinge_model[i];
+            let d = s.dir0_model[i];
+            let (c, sn) = (frame.reference.dot(d), frame.side.dot(d));
+            let r = (c * c + sn * sn).sqrt();
+            s.hinge_rest_cos_sin[i] = (c / r, sn / r);
+            if i > 0 {
+                let parent = s.hinge_model[i - 1];
+                let local = |v: Vec3A| {
+                    Vec3A::new(
+                        parent.axis.dot(v),
+                        parent.reference.dot(v),
+                        parent.side.dot(v),
+                    )
+                };
+                s.hinge_relative[i] =
+                    [local(frame.axis), local(frame.reference), local(frame.side)];
+            }
+        }
+    }
 
     let initial = safe_length(joints_model[n].position - target_model);
     if initial <= params.tolerance || total == 0.0 {
@@ -340,20 +379,28 @@ pub fn solve_fabrik(
         if capped {
             s.prev_dir_model.copy_from_slice(&s.dir_model);
         }
-        backward_pass(links, s, solve_target_model);
-        forward_pass(
-            joints_model,
-            links,
-            s,
-            base_model,
-            frames,
-            capped.then_some((cap_cos, cap_sin)),
-        );
+        if hinge_chain {
+            backward_pass_hinges(links, s, solve_target_model);
+        } else {
+            backward_pass(links, s, solve_target_model);
+        }
+        if hinge_chain {
+            forward_pass_hinges(links, s, base_model);
+        } else {
+            forward_pass(
+                joints_model,
+                links,
+                s,
+                base_model,
+                frames,
+                capped.then_some((cap_cos, cap_sin)),
+            );
+        }
         let residual = (s.pos_model[n] - solve_target_model).length();
         if residual < best {
             best = residual;
             s.best_dir_model.copy_from_slice(&s.dir_model);
-            if frames {
+            if frames && !hinge_chain {
                 s.best_delta_model.copy_from_slice(&s.delta_model);
             }
         }
@@ -363,7 +410,9 @@ pub fn solve_fabrik(
         last = residual;
     }
 
-    if frames {
+    if hinge_chain {
+        write_hinge_corrections(joints_model, s, corrections_local);
+    } else if frames {
         let mut parent = Quat::IDENTITY;
         for (i, c) in corrections_local.iter_mut().enumerate() {
             let delta = s.best_delta_model[i];
@@ -509,6 +558,87 @@ fn forward_pass(
         }
         dir[i] = d;
         pos[i + 1] = pos[i] + d * length[i];
+    }
+}
+
+/// [`backward_pass`] for a chain of plain hinges: each segment projected into its own carried
+/// hinge plane and range.
+fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3A) {
+    let n = links.len();
+    let length = &s.length[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    let hinge = &s.hinge_carried_model[..n];
+    pos[n] = target_model;
+    for i in (0..n).rev() {
+        let Some(IkJoint::Hinge(h)) = &links[i].joint else {
+            unreachable!("hinge chains hold hinges only")
+        };
+        let d = constrain_hinge(pos[i + 1] - pos[i], &hinge[i], h);
+        dir[i] = d;
+        pos[i] = pos[i + 1] - d * length[i];
+    }
+}
+
+/// Base→tip pass of a chain of plain hinges (no cap, no boxes, segments in their hinge
+/// planes): the same steps as [`forward_pass`], but each link's delta is a turn about its own
+/// carried axis by the in-plane angle from its carried rest direction to the solved one, so
+/// its solved frame is a plane rotation of the carried frame (no square root) and the next
+/// link's carried frame is a fixed combination of it. The deltas themselves are only built
+/// for the kept solution ([`write_hinge_corrections`]).
+fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: Vec3A) {
+    let n = links.len();
+    let length = &s.length[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    let relative = &s.hinge_relative[..n];
+    let rest_cos_sin = &s.hinge_rest_cos_sin[..n];
+    let hinge_carried = &mut s.hinge_carried_model[..n];
+    pos[0] = base_model;
+    let mut frame = s.hinge_model[0];
+    for (i, link) in links.iter().enumerate() {
+        let Some(IkJoint::Hinge(h)) = &link.joint else {
+            unreachable!("hinge chains hold hinges only")
+        };
+        if i > 0 {
+            let basis = Mat3A::from_cols(frame.axis, frame.reference, frame.side);
+            let [axis, reference, side] = relative[i];
+            frame = HingeFrame {
+                axis: basis * axis,
+                reference: basis * reference,
+                side: basis * side,
+            };
+        }
+        hinge_carried[i] = frame;
+        let d = constrain_hinge(pos[i + 1] - pos[i], &frame, h);
+        // Turn from the carried rest direction (c0, s0) to the solved one (c, s).
+        let (c0, s0) = rest_cos_sin[i];
+        let (c, sn) = (frame.reference.dot(d), frame.side.dot(d));
+        let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
+        frame = HingeFrame {
+            axis: frame.axis,
+            reference: frame.reference * cos + frame.side * sin,
+            side: frame.side * cos - frame.reference * sin,
+        };
+        dir[i] = d;
+        pos[i + 1] = pos[i] + d * length[i];
+    }
+}
+
+/// Corrections of a hinge chain's kept directions: each delta is the shortest arc from the
+/// carried rest direction to the kept one (a turn about the carried hinge axis).
+fn write_hinge_corrections(
+    joints_model: &[ChainJoint],
+    s: &FabrikScratch,
+    corrections_local: &mut [Quat],
+) {
+    let mut parent = Quat::IDENTITY;
+    for (i, c) in corrections_local.iter_mut().enumerate() {
+        let axis = parent * s.hinge_model[i].axis;
+        let delta =
+            unit(shortest_arc_a(parent * s.dir0_model[i], s.best_dir_model[i], axis) * parent);
+        *c = correction_from_delta(unit(joints_model[i].rotation), parent, delta);
+        parent = delta;
     }
 }
 
