@@ -1,5 +1,8 @@
 //! Physics per frame for a miku_v2-like rig (45 bodies, 27 joints: hair and skirt chains of
-//! dynamic capsules hanging from kinematic bodies), and instances per second with rayon.
+//! dynamic capsules hanging from kinematic bodies), instances per second with rayon, and — when
+//! the shared assets are present — the real miku_v2.pmd (45 bodies, 27 joints) dancing
+//! wavefile_v2.vmd at 60 Hz (the MMD poses are evaluated before timing; each timed frame is
+//! drive + step + projection + writeback + the instance's hierarchy update).
 
 use std::sync::Arc;
 
@@ -115,7 +118,61 @@ fn frame(inst: &mut SkeletonInstance, r: &mut Ragdoll, t: f32) {
     r.evaluate_physics_frame(inst, t, DT).unwrap();
 }
 
+/// miku_v2's physics model and 600 frames (10 s at 60 Hz) of its animated locals.
+fn miku() -> Option<(Model, Vec<Vec<Transform>>)> {
+    use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
+    use sinew_mmd::{
+        EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
+    };
+    let pmd = sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
+    let vmd = sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
+    let mmd = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd).ok()?).ok()?);
+    let vmd = Vmd::parse(&std::fs::read(vmd).ok()?).ok()?;
+    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?);
+    let mut player = MotionPlayer::new(motion, &mmd);
+    let mut inst = MmdInstance::new(Arc::clone(&mmd));
+    let mut model = Model::new(mmd.skeleton.clone());
+    let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+    let options = MmdReaderOptions::default();
+    read_physics(&mmd, &mut builder, &options, &mut ReadReport::default()).ok()?;
+    builder.attach(&mut model).ok()?;
+    let frames = (0..600)
+        .map(|f| {
+            player.apply(f as f32 * 0.5, &mut inst);
+            inst.evaluate(EvalOptions::default());
+            let mut locals = vec![Transform::IDENTITY; mmd.skeleton.len()];
+            inst.write_locals(&mut locals);
+            locals
+        })
+        .collect();
+    Some((model, frames))
+}
+
 fn bench(c: &mut Criterion) {
+    if let Some((m, frames)) = miku() {
+        let physics = m.dynamics().physics();
+        assert_eq!((physics.bodies().len(), physics.joints().len()), (45, 27));
+        let mut inst = SkeletonInstance::new(&m);
+        let options = PhysicsOptions {
+            teleport_distance: 20.0,
+            ..PhysicsOptions::default()
+        };
+        let mut r = Ragdoll::new(&m, options).unwrap();
+        r.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+        let mut f = 0usize;
+        c.bench_function(
+            "physics_frame_miku_v2_wavefile_45_bodies_27_joints_60hz",
+            |b| {
+                b.iter(|| {
+                    inst.input_mut().copy_from_slice(&frames[f % frames.len()]);
+                    r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+                        .unwrap();
+                    f += 1;
+                });
+            },
+        );
+    }
+
     let m = rig();
     let mut inst = SkeletonInstance::new(&m);
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
