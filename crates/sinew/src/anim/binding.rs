@@ -60,8 +60,9 @@ pub struct ClipBinding {
     /// Bones whose translation, rotation and scale tracks share key times and are not eased:
     /// sampled as one record per bone (`poly_tracks` index bone tracks).
     pub(crate) fused: ChannelBinding,
-    /// True when the fused targets are bones `0, 1, 2, …` in order.
-    pub(crate) fused_sequential: bool,
+    /// True when every fused bone's tracks use one and the same key-time array (baked clips):
+    /// one cursor serves them all.
+    pub(crate) fused_shared_times: bool,
     /// Bones lacking at least one of the three channels (reset to rest by `Untracked::Rest`).
     pub(crate) partially_tracked: Vec<u16>,
     float_slots: usize,
@@ -163,11 +164,7 @@ impl ClipBinding {
             relative: clip.space() == ValueSpace::RelativeToRest,
             cubic: clip.has_cubic(),
             channels,
-            fused_sequential: fused
-                .poly_targets
-                .iter()
-                .enumerate()
-                .all(|(j, &t)| t as usize == j),
+            fused_shared_times: shared_times(clip, &fused),
             fused,
             partially_tracked,
             float_slots: slots,
@@ -216,5 +213,20 @@ impl ClipBinding {
     #[must_use]
     pub fn rest_pose(&self) -> &[Transform] {
         &self.rest
+    }
+}
+
+/// True when every fused bone's key times equal the first fused bone's.
+fn shared_times(clip: &Clip, fused: &ChannelBinding) -> bool {
+    let times = |i: &u32| {
+        clip.bone_tracks()[*i as usize]
+            .translation
+            .as_ref()
+            .map(|t| t.times.as_slice())
+    };
+    let mut it = fused.poly_tracks.iter().map(times);
+    match it.next() {
+        Some(first @ Some(_)) => it.all(|t| t == first),
+        _ => false,
     }
 }

@@ -39,6 +39,7 @@ mod blend;
 mod clip;
 mod crossfade;
 mod error;
+mod fused;
 mod interpolation;
 mod retarget;
 mod sample;
