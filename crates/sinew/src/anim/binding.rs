@@ -63,6 +63,12 @@ pub struct ClipBinding {
     /// True when every fused bone's tracks use one and the same key-time array (baked clips):
     /// one cursor serves them all.
     pub(crate) fused_shared_times: bool,
+    /// True when, on top of shared key times, every fused track is linear, the clip is absolute
+    /// and has no cubic-spline track: the records are plain `(v0, v1 − v0)` pairs.
+    pub(crate) fused_linear: bool,
+    /// Every segment's fused records, when the key times are shared (see
+    /// `fused::build_table`); empty otherwise.
+    pub(crate) fused_table: Vec<super::fused::FusedBlock>,
     /// Bones lacking at least one of the three channels (reset to rest by `Untracked::Rest`).
     pub(crate) partially_tracked: Vec<u16>,
     float_slots: usize,
@@ -157,7 +163,7 @@ impl ClipBinding {
             .map(|(i, _)| i as u16)
             .collect();
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self {
+        let mut binding = Self {
             clip: clip.id(),
             key: NEXT.fetch_add(1, Ordering::Relaxed),
             rest: skeleton.rest_pose().to_vec(),
@@ -165,12 +171,28 @@ impl ClipBinding {
             cubic: clip.has_cubic(),
             channels,
             fused_shared_times: shared_times(clip, &fused),
+            fused_linear: shared_times(clip, &fused)
+                && clip.space() != ValueSpace::RelativeToRest
+                && !clip.has_cubic()
+                && fused.poly_tracks.iter().all(|&i| {
+                    let bt = &clip.bone_tracks()[i as usize];
+                    [
+                        bt.translation.as_ref().map(|t| t.interpolation()),
+                        bt.rotation.as_ref().map(|t| t.interpolation()),
+                        bt.scale.as_ref().map(|t| t.interpolation()),
+                    ]
+                    .iter()
+                    .all(|m| *m == Some(Interpolation::Linear))
+                }),
             fused,
             partially_tracked,
             float_slots: slots,
             unmatched_bones,
             unmatched_floats,
-        }
+            fused_table: Vec::new(),
+        };
+        binding.fused_table = super::fused::build_table(clip.bone_tracks(), &binding);
+        binding
     }
 
     /// The id of the clip this binding was made for.

@@ -31,7 +31,7 @@ const ROWS: usize = 20;
 /// Segment records of eight fused bones; lane `l` is fused bone `8·block + l`.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
-pub(super) struct FusedBlock {
+pub(crate) struct FusedBlock {
     start: [f32; 8],
     k: [f32; 8],
     c: [[f32; 8]; ROWS],
@@ -71,7 +71,58 @@ pub(super) struct FusedCache {
     cubic: Vec<CubicBlock>,
 }
 
+/// Blocks and (for cubic clips) their cubic terms.
+pub(super) type Records<'a> = (&'a [FusedBlock], &'a [CubicBlock]);
+
+/// Largest per-binding segment table [`build_table`] makes (bytes).
+const TABLE_LIMIT: usize = 8 << 20;
+
+/// Every segment's records for clips whose fused bones share their key times and have no cubic
+/// tracks: `(keys + 1) × blocks` [`FusedBlock`]s, segment-major (segment `p` lies between keys
+/// `p − 1` and `p`; 0 and `keys` are the constant ends). Built once per binding, it turns
+/// sampling into a key search plus evaluation: no per-instance refill when the time crosses a
+/// key. Empty when it does not apply or would exceed [`TABLE_LIMIT`].
+pub(super) fn build_table(bones: &[BoneTrack], binding: &ClipBinding) -> Vec<FusedBlock> {
+    let n = binding.fused.poly_tracks.len();
+    if !binding.fused_shared_times || binding.cubic || n == 0 {
+        return Vec::new();
+    }
+    let Some(times) = bones[binding.fused.poly_tracks[0] as usize]
+        .translation
+        .as_ref()
+        .map(|t| &t.times)
+    else {
+        return Vec::new();
+    };
+    let segments = times.len() + 1;
+    let nb = n.div_ceil(8);
+    if segments * nb * core::mem::size_of::<FusedBlock>() > TABLE_LIMIT {
+        return Vec::new();
+    }
+    let mut tmp = FusedCache::default();
+    tmp.bind(n, false);
+    let mut table = Vec::with_capacity(segments * nb);
+    for p in 0..segments {
+        let (_, _, start, k) = segment_range(times, p);
+        for j in 0..n {
+            refill_one(bones, binding, &mut tmp, j, p, (start, k));
+        }
+        table.extend_from_slice(&tmp.blocks);
+    }
+    table
+}
+
 impl FusedCache {
+    /// The cached records.
+    pub(super) fn records(&self) -> Records<'_> {
+        (&self.blocks, &self.cubic)
+    }
+
+    /// The shared cursor's segment (valid after a refill with shared key times).
+    pub(super) fn shared_segment(&self) -> usize {
+        self.cursors.key.first().map_or(0, |&k| k as usize)
+    }
+
     pub(super) fn bind(&mut self, bones: usize, cubic: bool) {
         self.cursors.reset(bones);
         let nb = bones.div_ceil(8);
@@ -164,8 +215,20 @@ pub(super) fn refill_fused(
             };
             let p = locate(times, lt, cur.key[0]);
             let (lo, hi, start, k) = segment_range(times, p);
-            for j in 0..n {
-                refill_one(bones, binding, cache, j, p, (start, k));
+            let table = !binding.fused_table.is_empty();
+            #[cfg(target_arch = "x86_64")]
+            let done = table
+                || binding.fused_linear && std::is_x86_feature_detected!("avx2") && {
+                    // SAFETY: AVX2 is available (checked just above).
+                    unsafe { avx2::refill_linear(bones, binding, cache, p, (start, k)) };
+                    true
+                };
+            #[cfg(not(target_arch = "x86_64"))]
+            let done = table;
+            if !done {
+                for j in 0..n {
+                    refill_one(bones, binding, cache, j, p, (start, k));
+                }
             }
             let cur = &mut cache.cursors;
             cur.key[0] = p as u32;
@@ -200,8 +263,13 @@ pub(super) fn refill_fused(
 ///
 /// # Panics
 /// If a target is out of range for `out`.
-pub(super) fn eval_fused(lt: f32, cache: &FusedCache, targets: &[u32], out: &mut [Transform]) {
-    let n = targets.len().min(cache.blocks.len() * 8);
+pub(super) fn eval_fused(
+    lt: f32,
+    (blocks, cubic): Records<'_>,
+    targets: &[u32],
+    out: &mut [Transform],
+) {
+    let n = targets.len().min(blocks.len() * 8);
     let targets = &targets[..n];
     let max = targets.iter().fold(0, |m, &t| m.max(t));
     assert!(
@@ -213,19 +281,19 @@ pub(super) fn eval_fused(lt: f32, cache: &FusedCache, targets: &[u32], out: &mut
         if avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available (checked above); every target indexes `out`
             // (asserted above).
-            unsafe { avx2::eval(lt, cache, targets, out) };
+            unsafe { avx2::eval(lt, (blocks, cubic), targets, out) };
             return;
         }
     }
-    eval_portable(lt, cache, targets, out);
+    eval_portable(lt, (blocks, cubic), targets, out);
 }
 
-fn eval_portable(lt: f32, cache: &FusedCache, targets: &[u32], out: &mut [Transform]) {
+fn eval_portable(lt: f32, (blocks, cubic): Records<'_>, targets: &[u32], out: &mut [Transform]) {
     for (j, &target) in targets.iter().enumerate() {
         let (b, lane) = (j / 8, j % 8);
-        let block = &cache.blocks[b];
+        let block = &blocks[b];
         let s = (lt - block.start[lane]) * block.k[lane];
-        let cubic = cache.cubic.get(b);
+        let cubic = cubic.get(b);
         let v = |row: usize| {
             let (c0, c1) = (block.c[row][lane], block.c[row + (T1 - T0)][lane]);
             match cubic {
@@ -260,8 +328,117 @@ fn eval_portable(lt: f32, cache: &FusedCache, targets: &[u32], out: &mut [Transf
 mod avx2 {
     use core::arch::x86_64::*;
 
-    use super::{CubicBlock, FusedBlock, FusedCache, R0, R1, S0, S1, T0, T1};
+    use super::{CubicBlock, FusedBlock, FusedCache, Records, R0, R1, S0, S1, T0, T1};
+    use crate::anim::{BoneTrack, ClipBinding};
     use crate::Transform;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair(lo: __m128, hi: __m128) -> __m256 {
+        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load3(v: &glam::Vec3) -> __m128 {
+        // SAFETY: only the three lanes set in the mask (the three floats of `v`) are read.
+        unsafe {
+            _mm_maskload_ps(
+                core::ptr::from_ref(v).cast::<f32>(),
+                _mm_setr_epi32(-1, -1, -1, 0),
+            )
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load4(v: &glam::Quat) -> __m128 {
+        // SAFETY: a `Quat` is four contiguous floats.
+        unsafe { _mm_loadu_ps(core::ptr::from_ref(v).cast::<f32>()) }
+    }
+
+    /// Eight vectors (one per lane) transposed into rows.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn rows(v: [__m128; 8]) -> [__m256; 4] {
+        transpose([
+            pair(v[0], v[4]),
+            pair(v[1], v[5]),
+            pair(v[2], v[6]),
+            pair(v[3], v[7]),
+        ])
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(dst: &mut [f32; 8], v: __m256) {
+        // SAFETY: eight writable floats.
+        unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), v) }
+    }
+
+    /// Every fused record for segment `p` of the shared key times, eight bones at a time, for
+    /// clips whose fused tracks are all linear, absolute and without cubic terms. Same values
+    /// as `refill_one` (`c0 = v0`, `c1 = v1 − v0`, rotations sign-aligned by their dot product).
+    ///
+    /// # Safety
+    /// AVX2 must be available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn refill_linear(
+        bones: &[BoneTrack],
+        binding: &ClipBinding,
+        cache: &mut FusedCache,
+        p: usize,
+        (start, k): (f32, f32),
+    ) {
+        let tracks = &binding.fused.poly_tracks;
+        let n = tracks.len();
+        let (startv, kv) = (_mm256_set1_ps(start), _mm256_set1_ps(k));
+        let sign = _mm256_set1_ps(-0.0);
+        let zero = _mm256_setzero_ps();
+        for (b, block) in cache.blocks.iter_mut().enumerate() {
+            let bt: [&BoneTrack; 8] =
+                core::array::from_fn(|l| &bones[tracks[(b * 8 + l).min(n - 1)] as usize]);
+            let mut t = [[_mm_setzero_ps(); 8]; 2];
+            let mut q = [[_mm_setzero_ps(); 8]; 2];
+            let mut s = [[_mm_setzero_ps(); 8]; 2];
+            for (l, bt) in bt.iter().enumerate() {
+                let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale)
+                else {
+                    continue;
+                };
+                let last = tt.values.len() - 1;
+                let (ia, ib) = (p.saturating_sub(1).min(last), p.min(last));
+                t[0][l] = load3(&tt.values[ia]);
+                t[1][l] = load3(&tt.values[ib]);
+                q[0][l] = load4(&rt.values[ia]);
+                q[1][l] = load4(&rt.values[ib]);
+                s[0][l] = load3(&st.values[ia]);
+                s[1][l] = load3(&st.values[ib]);
+            }
+            let (t0, t1) = (rows(t[0]), rows(t[1]));
+            let (q0, q1) = (rows(q[0]), rows(q[1]));
+            let (s0, s1) = (rows(s[0]), rows(s[1]));
+            let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+            let dot = add(
+                add(mul(q0[0], q1[0]), mul(q0[2], q1[2])),
+                add(mul(q0[1], q1[1]), mul(q0[3], q1[3])),
+            );
+            let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
+            store(&mut block.start, startv);
+            store(&mut block.k, kv);
+            let c = &mut block.c;
+            for i in 0..3 {
+                store(&mut c[T0 + i], t0[i]);
+                store(&mut c[T1 + i], sub(t1[i], t0[i]));
+                store(&mut c[S0 + i], s0[i]);
+                store(&mut c[S1 + i], sub(s1[i], s0[i]));
+            }
+            for i in 0..4 {
+                store(&mut c[R0 + i], q0[i]);
+                store(&mut c[R1 + i], sub(_mm256_xor_ps(q1[i], flip), q0[i]));
+            }
+        }
+    }
 
     /// `Transform` is three 16-byte rows (translation + padding, rotation, scale + padding), as
     /// its `#[repr(C)]` gives with SIMD `glam`; the store path relies on it.
@@ -318,13 +495,18 @@ mod avx2 {
     /// # Safety
     /// AVX2 must be available and every target must index `out`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn eval(lt: f32, cache: &FusedCache, targets: &[u32], out: &mut [Transform]) {
+    pub(super) unsafe fn eval(
+        lt: f32,
+        (blocks, cubic): Records<'_>,
+        targets: &[u32],
+        out: &mut [Transform],
+    ) {
         let out_ptr = out.as_mut_ptr();
         let ltv = _mm256_set1_ps(lt);
         let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
         let zero = _mm256_setzero_ps();
-        for (b, (block, targets)) in cache.blocks.iter().zip(targets.chunks(8)).enumerate() {
-            let cubic = cache.cubic.get(b);
+        for (b, (block, targets)) in blocks.iter().zip(targets.chunks(8)).enumerate() {
+            let cubic = cubic.get(b);
             let s = mul(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
             let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
             let t = [v(T0, T1), v(T0 + 1, T1 + 1), v(T0 + 2, T1 + 2), zero];
@@ -416,9 +598,77 @@ mod tests {
                 let targets: Vec<u32> = (0..bones as u32).rev().map(|t| t * 2).collect();
                 let mut a = vec![Transform::IDENTITY; bones * 2];
                 let mut b = a.clone();
-                eval_fused(0.3, &cache, &targets, &mut a);
-                eval_portable(0.3, &cache, &targets, &mut b);
+                eval_fused(0.3, cache.records(), &targets, &mut a);
+                eval_portable(0.3, cache.records(), &targets, &mut b);
                 assert_eq!(a, b, "cubic {cubic}, {bones} bones");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn block_refill_matches_per_bone_refill() {
+        use glam::{Quat, Vec3};
+
+        use crate::anim::{Clip, Track};
+        use crate::{Parent, SkeletonBuilder};
+
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let bones = 11;
+        let mut sb = SkeletonBuilder::new();
+        for b in 0..bones {
+            let parent = if b == 0 {
+                Parent::Root
+            } else {
+                Parent::from(format!("b{}", b - 1).as_str())
+            };
+            sb.push(format!("b{b}").as_str(), parent, Transform::IDENTITY);
+        }
+        let skel = sb.build().unwrap();
+        let times = vec![0.0, 0.3, 0.5, 1.0];
+        let v = |b: usize, k: usize, c: usize| ((b * 13 + k * 5 + c) as f32 * 0.618).fract() - 0.5;
+        let mut builder = Clip::builder("c").duration(1.0);
+        for b in 0..bones {
+            let vec3 = |o: usize| {
+                (0..4).map(move |k| Vec3::new(v(b, k, o), v(b, k, o + 1), v(b, k, o + 2)))
+            };
+            let quats = (0..4).map(|k| {
+                Quat::from_xyzw(v(b, k, 3), v(b, k, 4), v(b, k, 5), v(b, k, 6)).normalize()
+            });
+            builder = builder.bone(
+                crate::anim::BoneTrack::new(format!("b{b}"))
+                    .with_translation(Track::linear(times.clone(), vec3(0).collect()))
+                    .with_rotation(Track::linear(times.clone(), quats.collect()))
+                    .with_scale(Track::linear(times.clone(), vec3(7).collect())),
+            );
+        }
+        let clip = builder.build().unwrap();
+        let binding = ClipBinding::new(&clip, &skel);
+        assert!(binding.fused_linear);
+        for p in 0..=times.len() {
+            let (_, _, start, k) = segment_range(&times, p);
+            let mut a = FusedCache::default();
+            a.bind(bones, false);
+            let mut b = a.clone();
+            for j in 0..bones {
+                refill_one(clip.bone_tracks(), &binding, &mut a, j, p, (start, k));
+            }
+            // SAFETY: AVX2 is available (checked above).
+            unsafe { avx2::refill_linear(clip.bone_tracks(), &binding, &mut b, p, (start, k)) };
+            for j in 0..bones {
+                let (bl, lane) = (j / 8, j % 8);
+                let (x, y) = (&a.blocks[bl], &b.blocks[bl]);
+                assert_eq!(x.start[lane], y.start[lane]);
+                assert_eq!(x.k[lane], y.k[lane]);
+                for r in 0..ROWS {
+                    assert_eq!(
+                        x.c[r][lane].to_bits(),
+                        y.c[r][lane].to_bits(),
+                        "p {p} bone {j} row {r}"
+                    );
+                }
             }
         }
     }

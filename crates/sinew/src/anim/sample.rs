@@ -535,7 +535,19 @@ pub fn sample(
         }
     }
     let cubic = binding.cubic;
-    eval_fused(lt, &cache.fused, &binding.fused.poly_targets, out);
+    let targets = &binding.fused.poly_targets;
+    if binding.fused_table.is_empty() {
+        eval_fused(lt, cache.fused.records(), targets, out);
+    } else {
+        let nb = targets.len().div_ceil(8);
+        let p = cache.fused.shared_segment();
+        eval_fused(
+            lt,
+            (&binding.fused_table[p * nb..][..nb], &[]),
+            targets,
+            out,
+        );
+    }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
     eval_channel(lt, ct, bt, cubic, |i, v| {
