@@ -36,6 +36,8 @@
 mod bezier;
 mod binding;
 mod blend;
+#[cfg(target_arch = "x86_64")]
+mod blend_avx2;
 mod clip;
 mod crossfade;
 mod error;
