@@ -103,20 +103,37 @@ pub(super) unsafe fn blend_two(
         let inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
         let q = transpose(q.map(|x| mul(x, inv)));
         let base = po.as_mut_ptr().cast::<f32>();
-        for k in 0..8 {
-            let (i, hi) = (k % 4, k >= 4);
-            let qk = if hi {
-                _mm256_extractf128_ps::<1>(q[i])
-            } else {
-                _mm256_castps256_ps128(q[i])
-            };
-            // SAFETY: `base` points at eight `Transform`s of three 16-byte rows each.
-            let o = unsafe { base.add(12 * k) };
-            row3(&pa[k].translation, &pb[k].translation, wa4, wb4, o);
-            // SAFETY: as above; the rotation row.
-            unsafe { _mm_storeu_ps(o.add(4), qk) };
-            // SAFETY: as above; the scale row.
-            row3(&pa[k].scale, &pb[k].scale, wa4, wb4, unsafe { o.add(8) });
+        for k in 0..4 {
+            // SAFETY: `base` points at eight `Transform`s of three 16-byte rows each; these are
+            // the rotation rows of bones `k` and `k + 4`.
+            unsafe {
+                _mm_storeu_ps(base.add(12 * k + 4), _mm256_castps256_ps128(q[k]));
+                _mm_storeu_ps(base.add(12 * (k + 4) + 4), _mm256_extractf128_ps::<1>(q[k]));
+            }
         }
     }
+    // Translations and scales are per-float weighted sums: one bone's scale and the next bone's
+    // translation are adjacent (with their padding), so one 8-wide row covers both.
+    let n = out.len();
+    if n == 0 {
+        return;
+    }
+    let (pa, pb) = (a.as_ptr().cast::<f32>(), b.as_ptr().cast::<f32>());
+    let po = out.as_mut_ptr().cast::<f32>();
+    let mask = _mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0);
+    row3(&a[0].translation, &b[0].translation, wa4, wb4, po);
+    for k in 0..n - 1 {
+        let off = 12 * k + 8;
+        // SAFETY: the masked loads read only the scale of bone `k` and the translation of bone
+        // `k + 1` (both `< n`); the store covers those two rows of `out` and their padding.
+        unsafe {
+            let va = _mm256_maskload_ps(pa.add(off), mask);
+            let vb = _mm256_maskload_ps(pb.add(off), mask);
+            _mm256_storeu_ps(po.add(off), add(mul(va, wa8), mul(vb, wb8)));
+        }
+    }
+    // SAFETY: the scale row of the last bone.
+    row3(&a[n - 1].scale, &b[n - 1].scale, wa4, wb4, unsafe {
+        po.add(12 * (n - 1) + 8)
+    });
 }
