@@ -103,12 +103,12 @@ pub(super) unsafe fn blend_two(
         let inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
         let q = transpose(q.map(|x| mul(x, inv)));
         let base = po.as_mut_ptr().cast::<f32>();
-        for k in 0..4 {
+        for (k, &qk) in q.iter().enumerate() {
             // SAFETY: `base` points at eight `Transform`s of three 16-byte rows each; these are
             // the rotation rows of bones `k` and `k + 4`.
             unsafe {
-                _mm_storeu_ps(base.add(12 * k + 4), _mm256_castps256_ps128(q[k]));
-                _mm_storeu_ps(base.add(12 * (k + 4) + 4), _mm256_extractf128_ps::<1>(q[k]));
+                _mm_storeu_ps(base.add(12 * k + 4), _mm256_castps256_ps128(qk));
+                _mm_storeu_ps(base.add(12 * (k + 4) + 4), _mm256_extractf128_ps::<1>(qk));
             }
         }
     }

@@ -4,7 +4,9 @@
 //!    form (quaternions and scales transposed into lanes), written to a small stack scratch;
 //! 2. the parent pass, `world[i] = world[parent[i]] × local[i]`: three column combinations and
 //!    the translation, each local entry fetched with a broadcast load (a load-port operation, not
-//!    a shuffle).
+//!    a shuffle). When a bone's parent is the bone evaluated just before it (most bones of a
+//!    depth-first order), the parent comes from registers instead of a store-to-load round trip,
+//!    which shortens the parent→child dependency chain.
 //!
 //! Both passes use the same operations in the same order as the portable kernel (separate
 //! multiplies and adds, no fused multiply-add), so the results are bit-identical to it.
@@ -31,6 +33,8 @@ struct Block {
 trait BoneSeq {
     fn len(&self) -> usize;
     fn bone(&self, k: usize) -> usize;
+    /// `Some(bone(k))` when the bones from `k` on are consecutive indices.
+    fn contiguous(&self, k: usize) -> Option<usize>;
 }
 
 struct Range(usize, usize);
@@ -44,6 +48,10 @@ impl BoneSeq for Range {
     fn bone(&self, k: usize) -> usize {
         self.0 + k
     }
+    #[inline(always)]
+    fn contiguous(&self, k: usize) -> Option<usize> {
+        Some(self.0 + k)
+    }
 }
 
 impl BoneSeq for &[u16] {
@@ -54,6 +62,10 @@ impl BoneSeq for &[u16] {
     #[inline(always)]
     fn bone(&self, k: usize) -> usize {
         self[k] as usize
+    }
+    #[inline(always)]
+    fn contiguous(&self, _: usize) -> Option<usize> {
+        None
     }
 }
 
@@ -82,8 +94,7 @@ fn pair(lo: __m128, hi: __m128) -> __m256 {
 /// Pass 1 for up to eight bones: `bones[k]` for `k < 8` (callers repeat the last bone to fill).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn rotation_scale_block(locals: &[Transform], bones: [usize; 8], out: &mut Block) {
-    let l: [&Transform; 8] = bones.map(|b| &locals[b]);
+fn rotation_scale_block(l: [&Transform; 8], out: &mut Block) {
     let r0 = pair(load_rotation(l[0]), load_rotation(l[4]));
     let r1 = pair(load_rotation(l[1]), load_rotation(l[5]));
     let r2 = pair(load_rotation(l[2]), load_rotation(l[6]));
@@ -171,13 +182,18 @@ fn eval<S: BoneSeq>(
         for (b, block) in scratch.iter_mut().enumerate().take(n.div_ceil(8)) {
             let first = base + b * 8;
             let last = base + n - 1;
-            let bones = if first + 7 <= last {
-                core::array::from_fn(|k| seq.bone(first + k))
-            } else {
-                core::array::from_fn(|k| seq.bone((first + k).min(last)))
+            let l: [&Transform; 8] = match seq.contiguous(first) {
+                // Eight consecutive bones: one bounds check, fixed offsets.
+                Some(i0) if first + 7 <= last => {
+                    let c: &[Transform; 8] = locals[i0..i0 + 8].try_into().expect("eight");
+                    core::array::from_fn(|k| &c[k])
+                }
+                _ => core::array::from_fn(|k| &locals[seq.bone((first + k).min(last))]),
             };
-            rotation_scale_block(locals, bones, block);
+            rotation_scale_block(l, block);
         }
+        let mut prev = [_mm_setzero_ps(); 4];
+        let mut prev_i = usize::MAX;
         for (b, block) in scratch.iter().enumerate().take(n.div_ceil(8)) {
             let lanes = (n - b * 8).min(8);
             for lane in 0..lanes {
@@ -199,7 +215,12 @@ fn eval<S: BoneSeq>(
                 };
                 // SAFETY: `parent` points at an initialised `Affine3A` (no reference to `out` is
                 // alive while the kernel runs).
-                let [px, py, pz, pt] = load_affine(unsafe { &*parent });
+                let [px, py, pz, pt] = if p as usize == prev_i {
+                    // The bone just written: take it from registers, not through memory.
+                    prev
+                } else {
+                    load_affine(unsafe { &*parent })
+                };
                 let e = |c: usize| _mm_broadcast_ss(&block.m[c][lane]);
                 let (add, mul) = (_mm_add_ps, _mm_mul_ps);
                 let col = |c: usize| add(add(mul(px, e(c)), mul(py, e(c + 1))), mul(pz, e(c + 2)));
@@ -224,6 +245,8 @@ fn eval<S: BoneSeq>(
                     _mm_store_ps(o.add(8), c2);
                     _mm_store_ps(o.add(12), ct);
                 }
+                prev = [c0, c1, c2, ct];
+                prev_i = i;
             }
         }
         base += n;
