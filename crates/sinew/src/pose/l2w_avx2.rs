@@ -94,7 +94,7 @@ fn pair(lo: __m128, hi: __m128) -> __m256 {
 /// Pass 1 for up to eight bones: `bones[k]` for `k < 8` (callers repeat the last bone to fill).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn rotation_scale_block(l: [&Transform; 8], out: &mut Block) {
+fn rotation_scale_block(l: [&Transform; 8], out: *mut Block) {
     let r0 = pair(load_rotation(l[0]), load_rotation(l[4]));
     let r1 = pair(load_rotation(l[1]), load_rotation(l[5]));
     let r2 = pair(load_rotation(l[2]), load_rotation(l[6]));
@@ -137,9 +137,11 @@ fn rotation_scale_block(l: [&Transform; 8], out: &mut Block) {
         mul(sub(yz, wx), sz),
         mul(sub(one, add(xx, yy)), sz),
     ];
-    for (dst, v) in out.m.iter_mut().zip(m) {
-        // SAFETY: `dst` is eight `f32`, 32-byte aligned (`Block` is `align(32)`, rows 32 bytes).
-        unsafe { _mm256_store_ps(dst.as_mut_ptr(), v) };
+    let dst = out.cast::<f32>();
+    for (r, v) in m.into_iter().enumerate() {
+        // SAFETY: `out` points at a writable `Block`: row `r` is eight floats, 32-byte aligned
+        // (`Block` is `align(32)`, rows 32 bytes).
+        unsafe { _mm256_store_ps(dst.add(8 * r), v) };
     }
 }
 
@@ -175,11 +177,14 @@ fn eval<S: BoneSeq>(
     let total = seq.len();
     let out_ptr = out.as_mut_ptr();
     let root_ptr = core::ptr::from_ref(root);
-    let mut scratch = [Block { m: [[0.0; 8]; 9] }; CHUNK / 8];
+    // Not zeroed: pass 1 writes every row of every block pass 2 reads.
+    let mut scratch = core::mem::MaybeUninit::<[Block; CHUNK / 8]>::uninit();
+    let blocks = scratch.as_mut_ptr().cast::<Block>();
     let mut base = 0;
     while base < total {
         let n = (total - base).min(CHUNK);
-        for (b, block) in scratch.iter_mut().enumerate().take(n.div_ceil(8)) {
+        let nb = n.div_ceil(8);
+        for b in 0..nb {
             let first = base + b * 8;
             let last = base + n - 1;
             let l: [&Transform; 8] = match seq.contiguous(first) {
@@ -190,11 +195,14 @@ fn eval<S: BoneSeq>(
                 }
                 _ => core::array::from_fn(|k| &locals[seq.bone((first + k).min(last))]),
             };
-            rotation_scale_block(l, block);
+            // SAFETY: `b < CHUNK / 8`: a block of the scratch.
+            rotation_scale_block(l, unsafe { blocks.add(b) });
         }
         let mut prev = [_mm_setzero_ps(); 4];
         let mut prev_i = usize::MAX;
-        for (b, block) in scratch.iter().enumerate().take(n.div_ceil(8)) {
+        // SAFETY: pass 1 initialised blocks `0..nb` completely.
+        let written = unsafe { core::slice::from_raw_parts(blocks.cast_const(), nb) };
+        for (b, block) in written.iter().enumerate() {
             let lanes = (n - b * 8).min(8);
             for lane in 0..lanes {
                 let i = seq.bone(base + b * 8 + lane);
