@@ -69,6 +69,8 @@ pub struct ClipBinding {
     /// Every segment's fused records, when the key times are shared (see
     /// `fused::build_table`); empty otherwise.
     pub(crate) fused_table: Vec<super::fused::FusedBlock>,
+    /// One past the largest fused target (the SIMD stores rely on it).
+    pub(crate) fused_bound: usize,
     /// Bones lacking at least one of the three channels (reset to rest by `Untracked::Rest`).
     pub(crate) partially_tracked: Vec<u16>,
     float_slots: usize,
@@ -190,7 +192,15 @@ impl ClipBinding {
             unmatched_bones,
             unmatched_floats,
             fused_table: Vec::new(),
+            fused_bound: 0,
         };
+        binding.fused_bound = binding
+            .fused
+            .poly_targets
+            .iter()
+            .map(|&t| t as usize + 1)
+            .max()
+            .unwrap_or(0);
         binding.fused_table = super::fused::build_table(clip.bone_tracks(), &binding);
         binding
     }

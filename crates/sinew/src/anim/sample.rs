@@ -537,16 +537,12 @@ pub fn sample(
     let cubic = binding.cubic;
     let targets = &binding.fused.poly_targets;
     if binding.fused_table.is_empty() {
-        eval_fused(lt, cache.fused.records(), targets, out);
+        eval_fused(lt, cache.fused.records(), targets, binding.fused_bound, out);
     } else {
         let nb = targets.len().div_ceil(8);
         let p = cache.fused.shared_segment();
-        eval_fused(
-            lt,
-            (&binding.fused_table[p * nb..][..nb], &[]),
-            targets,
-            out,
-        );
+        let table = &binding.fused_table[p * nb..][..nb];
+        eval_fused(lt, (table, &[]), targets, binding.fused_bound, out);
     }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
