@@ -60,8 +60,17 @@ pub struct ClipBinding {
     /// Bones whose translation, rotation and scale tracks share key times and are not eased:
     /// sampled as one record per bone (`poly_tracks` index bone tracks).
     pub(crate) fused: ChannelBinding,
-    /// True when the fused targets are bones `0, 1, 2, …` in order.
-    pub(crate) fused_sequential: bool,
+    /// True when every fused bone's tracks use one and the same key-time array (baked clips):
+    /// one cursor serves them all.
+    pub(crate) fused_shared_times: bool,
+    /// True when, on top of shared key times, every fused track is linear, the clip is absolute
+    /// and has no cubic-spline track: the records are plain `(v0, v1 − v0)` pairs.
+    pub(crate) fused_linear: bool,
+    /// Every segment's fused records, when the key times are shared (see
+    /// `fused::build_table`); empty otherwise.
+    pub(crate) fused_table: Vec<super::fused::FusedBlock>,
+    /// One past the largest fused target (the SIMD stores rely on it).
+    pub(crate) fused_bound: usize,
     /// Bones lacking at least one of the three channels (reset to rest by `Untracked::Rest`).
     pub(crate) partially_tracked: Vec<u16>,
     float_slots: usize,
@@ -156,24 +165,44 @@ impl ClipBinding {
             .map(|(i, _)| i as u16)
             .collect();
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self {
+        let mut binding = Self {
             clip: clip.id(),
             key: NEXT.fetch_add(1, Ordering::Relaxed),
             rest: skeleton.rest_pose().to_vec(),
             relative: clip.space() == ValueSpace::RelativeToRest,
             cubic: clip.has_cubic(),
             channels,
-            fused_sequential: fused
-                .poly_targets
-                .iter()
-                .enumerate()
-                .all(|(j, &t)| t as usize == j),
+            fused_shared_times: shared_times(clip, &fused),
+            fused_linear: shared_times(clip, &fused)
+                && clip.space() != ValueSpace::RelativeToRest
+                && !clip.has_cubic()
+                && fused.poly_tracks.iter().all(|&i| {
+                    let bt = &clip.bone_tracks()[i as usize];
+                    [
+                        bt.translation.as_ref().map(|t| t.interpolation()),
+                        bt.rotation.as_ref().map(|t| t.interpolation()),
+                        bt.scale.as_ref().map(|t| t.interpolation()),
+                    ]
+                    .iter()
+                    .all(|m| *m == Some(Interpolation::Linear))
+                }),
             fused,
             partially_tracked,
             float_slots: slots,
             unmatched_bones,
             unmatched_floats,
-        }
+            fused_table: Vec::new(),
+            fused_bound: 0,
+        };
+        binding.fused_bound = binding
+            .fused
+            .poly_targets
+            .iter()
+            .map(|&t| t as usize + 1)
+            .max()
+            .unwrap_or(0);
+        binding.fused_table = super::fused::build_table(clip.bone_tracks(), &binding);
+        binding
     }
 
     /// The id of the clip this binding was made for.
@@ -216,5 +245,20 @@ impl ClipBinding {
     #[must_use]
     pub fn rest_pose(&self) -> &[Transform] {
         &self.rest
+    }
+}
+
+/// True when every fused bone's key times equal the first fused bone's.
+fn shared_times(clip: &Clip, fused: &ChannelBinding) -> bool {
+    let times = |i: &u32| {
+        clip.bone_tracks()[*i as usize]
+            .translation
+            .as_ref()
+            .map(|t| t.times.as_slice())
+    };
+    let mut it = fused.poly_tracks.iter().map(times);
+    match it.next() {
+        Some(first @ Some(_)) => it.all(|t| t == first),
+        _ => false,
     }
 }

@@ -95,6 +95,7 @@ impl TrackValue for Quat {
 }
 
 /// Polynomial coefficients of one segment, `v(s) = c0 + c1 s + c2 s² + c3 s³` for `s ∈ [0, 1)`.
+#[inline(always)]
 pub(crate) fn segment_coefficients(
     interpolation: Interpolation,
     rotation: bool,

@@ -36,9 +36,12 @@
 mod bezier;
 mod binding;
 mod blend;
+#[cfg(target_arch = "x86_64")]
+mod blend_avx2;
 mod clip;
 mod crossfade;
 mod error;
+mod fused;
 mod interpolation;
 mod retarget;
 mod sample;

@@ -17,8 +17,9 @@
 use glam::{Quat, Vec4};
 
 use super::binding::{ChannelBinding, FLOAT, ROTATION, SCALE, TRANSLATION};
+use super::fused::{eval_fused, refill_fused, FusedCache};
 use super::interpolation::segment_coefficients;
-use super::{BezierEase, BoneTrack, Clip, ClipBinding, ClipId, Interpolation, Track, TrackValue};
+use super::{BezierEase, Clip, ClipBinding, ClipId, Interpolation, Track, TrackValue};
 use crate::Transform;
 
 /// What sampling writes for bones (or channels) the clip does not animate.
@@ -51,35 +52,17 @@ struct EasedSeg {
     ease: [BezierEase; 3],
 }
 
-/// One whole-bone segment: translation, rotation and scale tracks sharing key times.
-#[derive(Clone, Copy, Debug, Default)]
-struct FusedSeg {
-    t: [Vec4; 2],
-    r: [Vec4; 2],
-    s: [Vec4; 2],
-    start: f32,
-    k: f32,
-}
-
-#[derive(Clone, Debug, Default)]
-struct FusedCache {
-    cursors: Cursors,
-    segs: Vec<FusedSeg>,
-    /// `[t2, t3, r2, r3, s2, s3]` per bone, only for clips with cubic-spline tracks.
-    cubic: Vec<[Vec4; 6]>,
-}
-
 /// Per-track cursor: `key` is the number of keys at or before the cached time (0..=len), and
 /// `[lo, hi)` the time range over which the cached record is valid.
 #[derive(Clone, Debug, Default)]
-struct Cursors {
-    key: Vec<u32>,
-    lo: Vec<f32>,
-    hi: Vec<f32>,
+pub(super) struct Cursors {
+    pub(super) key: Vec<u32>,
+    pub(super) lo: Vec<f32>,
+    pub(super) hi: Vec<f32>,
 }
 
 impl Cursors {
-    fn reset(&mut self, n: usize) {
+    pub(super) fn reset(&mut self, n: usize) {
         self.key.clear();
         self.key.resize(n, 0);
         self.lo.clear();
@@ -169,14 +152,8 @@ impl SampleCache {
             cache.eased.clear();
             cache.eased.resize(ne, EasedSeg::default());
         }
-        let nf = binding.fused.poly_tracks.len();
-        self.fused.cursors.reset(nf);
-        self.fused.segs.clear();
-        self.fused.segs.resize(nf, FusedSeg::default());
-        self.fused.cubic.clear();
-        if binding.cubic {
-            self.fused.cubic.resize(nf, [Vec4::ZERO; 6]);
-        }
+        self.fused
+            .bind(binding.fused.poly_tracks.len(), binding.cubic);
         self.clip = Some(binding.clip);
         self.binding = binding.key;
         self.window_lo = f32::INFINITY;
@@ -256,7 +233,7 @@ impl SampleCache {
 
 /// Moves one cursor to clip-local time `lt`; returns the new key count at or before `lt`.
 #[inline]
-fn locate(times: &[f32], lt: f32, key: u32) -> usize {
+pub(super) fn locate(times: &[f32], lt: f32, key: u32) -> usize {
     let n = times.len();
     let mut p = (key as usize).min(n);
     if p > 0 && lt < times[p - 1] {
@@ -275,7 +252,7 @@ fn locate(times: &[f32], lt: f32, key: u32) -> usize {
 /// The valid range, start and slope of segment `p` (keys `p−1`, `p`), with the constant
 /// segments before the first key and after the last.
 #[inline]
-fn segment_range(times: &[f32], p: usize) -> (f32, f32, f32, f32) {
+pub(super) fn segment_range(times: &[f32], p: usize) -> (f32, f32, f32, f32) {
     let n = times.len();
     if p == 0 {
         (f32::NEG_INFINITY, times[0], 0.0, 0.0)
@@ -411,8 +388,8 @@ fn eval_channel(
 
 /// Polynomial coefficients of segment `p` of `track` (constant before the first key and after
 /// the last).
-#[inline]
-fn poly_coefficients<T: TrackValue>(track: &Track<T>, p: usize) -> [Vec4; 4] {
+#[inline(always)]
+pub(super) fn poly_coefficients<T: TrackValue>(track: &Track<T>, p: usize) -> [Vec4; 4] {
     let times = &track.times;
     if p == 0 || p >= times.len() {
         let v = if p == 0 {
@@ -444,7 +421,7 @@ fn poly_coefficients<T: TrackValue>(track: &Track<T>, p: usize) -> [Vec4; 4] {
 
 /// Relative-to-rest for translation records: the first `values` entries are values.
 #[inline]
-fn fold_translation(rest: &Transform, c: &mut [Vec4], values: usize) {
+pub(super) fn fold_translation(rest: &Transform, c: &mut [Vec4], values: usize) {
     for v in &mut c[..values] {
         *v += rest.translation.extend(0.0);
     }
@@ -452,7 +429,7 @@ fn fold_translation(rest: &Transform, c: &mut [Vec4], values: usize) {
 
 /// Relative-to-rest for rotation records (left multiplication is linear in the quaternion).
 #[inline]
-fn fold_rotation(rest: &Transform, c: &mut [Vec4]) {
+pub(super) fn fold_rotation(rest: &Transform, c: &mut [Vec4]) {
     for v in c {
         *v = Vec4::from(rest.rotation * Quat::from_vec4(*v));
     }
@@ -460,126 +437,10 @@ fn fold_rotation(rest: &Transform, c: &mut [Vec4]) {
 
 /// Relative-to-rest for scale records.
 #[inline]
-fn fold_scale(rest: &Transform, c: &mut [Vec4]) {
+pub(super) fn fold_scale(rest: &Transform, c: &mut [Vec4]) {
     let k = rest.scale.extend(0.0);
     for v in c {
         *v *= k;
-    }
-}
-
-/// Brings every fused (whole-bone) record up to `lt`; see [`refill_channel`].
-fn refill_fused(
-    bones: &[BoneTrack],
-    binding: &ClipBinding,
-    cache: &mut FusedCache,
-    lt: f32,
-    win: &mut (f32, f32),
-) {
-    let ch = &binding.fused;
-    let cubic = !cache.cubic.is_empty();
-    let cur = &mut cache.cursors;
-    for (j, (&ti, &target)) in ch.poly_tracks.iter().zip(&ch.poly_targets).enumerate() {
-        if !(lt >= cur.lo[j] && lt < cur.hi[j]) {
-            let bt = &bones[ti as usize];
-            let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
-                continue;
-            };
-            let times = &tt.times;
-            let p = locate(times, lt, cur.key[j]);
-            let (lo, hi, start, k) = segment_range(times, p);
-            let mut ct = poly_coefficients(tt, p);
-            let mut cr = poly_coefficients(rt, p);
-            let mut cs = poly_coefficients(st, p);
-            if binding.relative {
-                let rest = &binding.rest[target as usize];
-                fold_translation(rest, &mut ct, 1);
-                fold_rotation(rest, &mut cr);
-                fold_scale(rest, &mut cs);
-            }
-            cur.key[j] = p as u32;
-            cur.lo[j] = lo;
-            cur.hi[j] = hi;
-            cache.segs[j] = FusedSeg {
-                t: [ct[0], ct[1]],
-                r: [cr[0], cr[1]],
-                s: [cs[0], cs[1]],
-                start,
-                k,
-            };
-            if cubic {
-                cache.cubic[j] = [ct[2], ct[3], cr[2], cr[3], cs[2], cs[3]];
-            }
-        }
-        win.0 = win.0.max(cur.lo[j]);
-        win.1 = win.1.min(cur.hi[j]);
-    }
-}
-
-/// Evaluates the fused records: one normalised time and one whole-`Transform` write per bone,
-/// rotations normalised four at a time.
-#[inline(always)]
-fn eval_fused<const CUBIC: bool>(
-    lt: f32,
-    cache: &FusedCache,
-    targets: &[u32],
-    sequential: bool,
-    out: &mut [Transform],
-) {
-    let n = cache.segs.len().min(targets.len());
-    let (segs, targets) = (&cache.segs[..n], &targets[..n]);
-    let cubic = if CUBIC { &cache.cubic[..n] } else { &[][..] };
-    let eval = |j: usize| {
-        let seg = &segs[j];
-        let s = (lt - seg.start) * seg.k;
-        if CUBIC {
-            let c = &cubic[j];
-            (
-                seg.t[0] + s * (seg.t[1] + s * (c[0] + s * c[1])),
-                seg.r[0] + s * (seg.r[1] + s * (c[2] + s * c[3])),
-                seg.s[0] + s * (seg.s[1] + s * (c[4] + s * c[5])),
-            )
-        } else {
-            (
-                seg.t[0] + seg.t[1] * s,
-                seg.r[0] + seg.r[1] * s,
-                seg.s[0] + seg.s[1] * s,
-            )
-        }
-    };
-    let full = n - n % 4;
-    let sequential = sequential && out.len() >= n;
-    for base in (0..full).step_by(4) {
-        let v = [eval(base), eval(base + 1), eval(base + 2), eval(base + 3)];
-        let len2 = [
-            v[0].1.length_squared(),
-            v[1].1.length_squared(),
-            v[2].1.length_squared(),
-            v[3].1.length_squared(),
-        ];
-        let inv = Vec4::from_array(len2.map(f32::sqrt)).recip().to_array();
-        let write = |(t, r, s): (Vec4, Vec4, Vec4), k: f32| Transform {
-            translation: t.truncate(),
-            rotation: Quat::from_vec4(r * k),
-            scale: s.truncate(),
-        };
-        if sequential {
-            // Bones 0..n in order (the usual baked clip): plain stores, no index loads.
-            for ((o, &v), k) in out[base..base + 4].iter_mut().zip(&v).zip(inv) {
-                *o = write(v, k);
-            }
-        } else {
-            for ((&v, &target), k) in v.iter().zip(&targets[base..base + 4]).zip(inv) {
-                out[target as usize] = write(v, k);
-            }
-        }
-    }
-    for j in full..n {
-        let (t, r, s) = eval(j);
-        out[targets[j] as usize] = Transform {
-            translation: t.truncate(),
-            rotation: Quat::from_vec4(r * r.length_recip()),
-            scale: s.truncate(),
-        };
     }
 }
 
@@ -674,22 +535,14 @@ pub fn sample(
         }
     }
     let cubic = binding.cubic;
-    if cubic {
-        eval_fused::<true>(
-            lt,
-            &cache.fused,
-            &binding.fused.poly_targets,
-            binding.fused_sequential,
-            out,
-        );
+    let targets = &binding.fused.poly_targets;
+    if binding.fused_table.is_empty() {
+        eval_fused(lt, cache.fused.records(), targets, binding.fused_bound, out);
     } else {
-        eval_fused::<false>(
-            lt,
-            &cache.fused,
-            &binding.fused.poly_targets,
-            binding.fused_sequential,
-            out,
-        );
+        let nb = targets.len().div_ceil(8);
+        let p = cache.fused.shared_segment();
+        let table = &binding.fused_table[p * nb..][..nb];
+        eval_fused(lt, (table, &[]), targets, binding.fused_bound, out);
     }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;

@@ -7,7 +7,11 @@ use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 /// This is the local-pose type: every bone's pose relative to its parent. Composition of
 /// transforms with non-uniform scale and rotation is not closed under TRS (it can produce
 /// shear), which is why world transforms are full affine matrices ([`Affine3A`]).
+///
+/// Laid out as C does (`#[repr(C)]`): translation at byte 0, rotation at 16, scale at 32, 48
+/// bytes in all, so SIMD kernels can read and write it as three 16-byte rows.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Transform {
     /// Translation relative to the parent, in the parent's units.
     pub translation: Vec3,

@@ -68,6 +68,14 @@ pub fn local_to_world_range(
     assert!(
         parents.len() == locals.len() && locals.len() == out.len() && from <= to && to <= out.len()
     );
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { super::l2w_avx2::range(parents, locals, root, out, from, to) };
+            return;
+        }
+    }
     let parents = &parents[..to];
     let locals = &locals[..to];
     for i in from..to {
@@ -85,8 +93,10 @@ pub fn local_to_world_range(
 /// Evaluates the whole hierarchy visiting bones in `order`, which must list every bone once
 /// with each parent before its children. A breadth-first order
 /// ([`Skeleton::level_order`](crate::Skeleton::level_order)) puts independent bones next to each other, so the processor
-/// overlaps their work instead of waiting on one parent→child chain at a time; this is the
-/// fast path [`RigState::compute_world`](crate::RigState::compute_world) uses.
+/// overlaps their work instead of waiting on one parent→child chain at a time. With AVX2 the
+/// plain depth-first [`local_to_world`] is as fast or faster (it keeps a parent that was just
+/// evaluated in registers), and is what [`RigState::compute_world`](crate::RigState::compute_world)
+/// uses.
 ///
 /// # Panics
 /// If the slice lengths differ or `order` holds an index out of range.
@@ -100,24 +110,12 @@ pub fn local_to_world_ordered(
     assert!(parents.len() == locals.len() && locals.len() == out.len() && order.len() == out.len());
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU supports AVX2 and FMA (checked just above); the function is the
-            // same safe code compiled for those features.
-            unsafe { ordered_avx2(parents, order, locals, root, out) };
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { super::l2w_avx2::ordered(parents, order, locals, root, out) };
             return;
         }
     }
-    ordered_kernel(parents, order, locals, root, out);
-}
-
-#[inline(always)]
-fn ordered_kernel(
-    parents: &[u16],
-    order: &[u16],
-    locals: &[Transform],
-    root: &Affine3A,
-    out: &mut [Affine3A],
-) {
     for &i in order {
         let i = i as usize;
         let p = parents[i];
@@ -130,15 +128,9 @@ fn ordered_kernel(
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn ordered_avx2(
-    parents: &[u16],
-    order: &[u16],
-    locals: &[Transform],
-    root: &Affine3A,
-    out: &mut [Affine3A],
-) {
-    ordered_kernel(parents, order, locals, root, out);
+#[inline]
+fn has_avx2_fma() -> bool {
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
 
 /// Skinning matrices: `out[i] = world[i] × inverse_bind[i]`.
@@ -149,5 +141,71 @@ pub fn skin_matrices(world: &[Affine3A], inverse_bind: &[Affine3A], out: &mut [A
     assert!(world.len() == inverse_bind.len() && world.len() == out.len());
     for ((o, w), ib) in out.iter_mut().zip(world).zip(inverse_bind) {
         *o = *w * *ib;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::*;
+
+    /// A 150-bone tree (more than one chunk, a partial last block) with non-uniform scales.
+    fn rig() -> (Vec<u16>, Vec<Transform>) {
+        let n = 150;
+        let parents = (0..n)
+            .map(|i| match i {
+                0 | 70 => NO_PARENT,
+                _ if i % 5 == 0 => (i / 3) as u16,
+                _ => (i - 1) as u16,
+            })
+            .collect();
+        let locals = (0..n)
+            .map(|i| {
+                let f = i as f32;
+                Transform {
+                    translation: Vec3::new(0.1 * f, 1.0 - 0.01 * f, 0.3),
+                    rotation: Quat::from_euler(glam::EulerRot::XYZ, 0.3 * f, 0.7 - 0.1 * f, 1.1)
+                        .normalize(),
+                    scale: Vec3::new(1.0 + 0.01 * f, 0.9, 1.2 - 0.002 * f),
+                }
+            })
+            .collect();
+        (parents, locals)
+    }
+
+    fn reference(parents: &[u16], locals: &[Transform], root: &Affine3A) -> Vec<Affine3A> {
+        let mut out = vec![Affine3A::IDENTITY; locals.len()];
+        for i in 0..locals.len() {
+            let p = parents[i];
+            out[i] = if p == NO_PARENT {
+                parent_times_trs(root, &locals[i])
+            } else {
+                parent_times_trs(&out[p as usize], &locals[i])
+            };
+        }
+        out
+    }
+
+    #[test]
+    fn every_path_matches_the_portable_kernel_exactly() {
+        let (parents, locals) = rig();
+        let root = Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.5, 0.5, 2.0),
+            Quat::from_rotation_y(0.4),
+            Vec3::new(3.0, -1.0, 2.0),
+        );
+        let want = reference(&parents, &locals, &root);
+        let mut out = vec![Affine3A::IDENTITY; locals.len()];
+        local_to_world(&parents, &locals, &root, &mut out);
+        assert_eq!(out, want);
+        let order: Vec<u16> = (0..locals.len() as u16).collect();
+        let mut ordered = vec![Affine3A::IDENTITY; locals.len()];
+        local_to_world_ordered(&parents, &order, &locals, &root, &mut ordered);
+        assert_eq!(ordered, want);
+        let mut partial = want.clone();
+        partial[80..].fill(Affine3A::IDENTITY);
+        local_to_world_range(&parents, &locals, &root, &mut partial, 80, locals.len());
+        assert_eq!(partial, want);
     }
 }

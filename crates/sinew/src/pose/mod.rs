@@ -11,6 +11,8 @@
 //! model`. With the anchor at zero (the default) they are plain world transforms.
 
 mod blend_scratch;
+#[cfg(target_arch = "x86_64")]
+mod l2w_avx2;
 mod local_to_world;
 mod placement;
 mod state;

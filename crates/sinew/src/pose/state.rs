@@ -4,9 +4,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, DVec3, Vec3};
 
-use super::{
-    local_to_world_ordered, local_to_world_range, skin_matrices, BlendScratch, RootPlacement,
-};
+use super::{local_to_world, local_to_world_range, skin_matrices, BlendScratch, RootPlacement};
 use crate::{BoneId, Skeleton, Transform};
 
 /// Mutable per-character state over a shared [`Skeleton`] (the spec's `RigState`).
@@ -120,12 +118,14 @@ impl RigState {
     }
 
     /// Evaluates the whole hierarchy into the retained world buffer and returns it.
+    ///
+    /// Bones are visited in the skeleton's depth-first order, where a bone's parent is most
+    /// often the bone just evaluated; the vectorised kernel then takes the parent from registers.
     pub fn compute_world(&mut self) -> &[Affine3A] {
         let root = self.root_affine();
         self.allocate_world();
-        local_to_world_ordered(
+        local_to_world(
             self.skeleton.parent_indices(),
-            self.skeleton.level_order(),
             &self.locals,
             &root,
             &mut self.world,

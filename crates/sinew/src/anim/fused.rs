@@ -1,0 +1,675 @@
+//! Whole-bone ("fused") sampling records in structure-of-arrays blocks of eight bones.
+//!
+//! A fused bone has translation, rotation and scale tracks with the same key times, none of them
+//! Bézier-eased, so one normalised segment time serves all three. The cache keeps each bone's
+//! current segment as polynomial coefficients, eight bones per [`FusedBlock`] with one lane per
+//! bone, so evaluating a frame is a handful of 8-wide multiply-adds per block, one 8-wide
+//! normalisation of the rotations and a transpose into the `Transform`s. When every fused bone
+//! shares one key-time array (baked clips), a single cursor serves them all.
+//!
+//! The arithmetic per lane is the same, in the same order, as a per-bone `Vec4` evaluation
+//! (`c0 + c1·s`, rotation divided by `sqrt((x² + z²) + (y² + w²))`), with or without AVX2.
+
+use glam::Vec4;
+
+use super::sample::{
+    fold_rotation, fold_scale, fold_translation, locate, poly_coefficients, segment_range, Cursors,
+};
+use super::{BoneTrack, ClipBinding};
+use crate::Transform;
+
+/// Rows of a block: translation `c0` (3), `c1` (3), rotation `c0` (4), `c1` (4), scale `c0`
+/// (3), `c1` (3). Cubic blocks use the same rows for `c2` and `c3`.
+const T0: usize = 0;
+const T1: usize = 3;
+const R0: usize = 6;
+const R1: usize = 10;
+const S0: usize = 14;
+const S1: usize = 17;
+const ROWS: usize = 20;
+
+/// Segment records of eight fused bones; lane `l` is fused bone `8·block + l`.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct FusedBlock {
+    start: [f32; 8],
+    k: [f32; 8],
+    c: [[f32; 8]; ROWS],
+}
+
+impl Default for FusedBlock {
+    fn default() -> Self {
+        Self {
+            start: [0.0; 8],
+            k: [0.0; 8],
+            c: [[0.0; 8]; ROWS],
+        }
+    }
+}
+
+/// Cubic terms (`c2`, `c3`) of eight fused bones, same rows as [`FusedBlock`].
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(super) struct CubicBlock {
+    c: [[f32; 8]; ROWS],
+}
+
+impl Default for CubicBlock {
+    fn default() -> Self {
+        Self {
+            c: [[0.0; 8]; ROWS],
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct FusedCache {
+    /// One cursor per fused bone (only the first is used when the key times are shared).
+    cursors: Cursors,
+    blocks: Vec<FusedBlock>,
+    /// Only for clips with cubic-spline tracks.
+    cubic: Vec<CubicBlock>,
+}
+
+/// Blocks and (for cubic clips) their cubic terms.
+pub(super) type Records<'a> = (&'a [FusedBlock], &'a [CubicBlock]);
+
+/// Largest per-binding segment table [`build_table`] makes (bytes).
+const TABLE_LIMIT: usize = 8 << 20;
+
+/// Every segment's records for clips whose fused bones share their key times and have no cubic
+/// tracks: `(keys + 1) × blocks` [`FusedBlock`]s, segment-major (segment `p` lies between keys
+/// `p − 1` and `p`; 0 and `keys` are the constant ends). Built once per binding, it turns
+/// sampling into a key search plus evaluation: no per-instance refill when the time crosses a
+/// key. Empty when it does not apply or would exceed [`TABLE_LIMIT`].
+pub(super) fn build_table(bones: &[BoneTrack], binding: &ClipBinding) -> Vec<FusedBlock> {
+    let n = binding.fused.poly_tracks.len();
+    if !binding.fused_shared_times || binding.cubic || n == 0 {
+        return Vec::new();
+    }
+    let Some(times) = bones[binding.fused.poly_tracks[0] as usize]
+        .translation
+        .as_ref()
+        .map(|t| &t.times)
+    else {
+        return Vec::new();
+    };
+    let segments = times.len() + 1;
+    let nb = n.div_ceil(8);
+    if segments * nb * core::mem::size_of::<FusedBlock>() > TABLE_LIMIT {
+        return Vec::new();
+    }
+    let mut tmp = FusedCache::default();
+    tmp.bind(n, false);
+    let mut table = Vec::with_capacity(segments * nb);
+    for p in 0..segments {
+        let (_, _, start, k) = segment_range(times, p);
+        for j in 0..n {
+            refill_one(bones, binding, &mut tmp, j, p, (start, k));
+        }
+        table.extend_from_slice(&tmp.blocks);
+    }
+    table
+}
+
+impl FusedCache {
+    /// The cached records.
+    pub(super) fn records(&self) -> Records<'_> {
+        (&self.blocks, &self.cubic)
+    }
+
+    /// The shared cursor's segment (valid after a refill with shared key times).
+    pub(super) fn shared_segment(&self) -> usize {
+        self.cursors.key.first().map_or(0, |&k| k as usize)
+    }
+
+    pub(super) fn bind(&mut self, bones: usize, cubic: bool) {
+        self.cursors.reset(bones);
+        let nb = bones.div_ceil(8);
+        self.blocks.clear();
+        self.blocks.resize(nb, FusedBlock::default());
+        self.cubic.clear();
+        if cubic {
+            self.cubic.resize(nb, CubicBlock::default());
+        }
+    }
+}
+
+#[inline(always)]
+fn put(rows: &mut [[f32; 8]; ROWS], row: usize, lane: usize, v: Vec4, n: usize) {
+    for (c, x) in v.to_array().into_iter().enumerate().take(n) {
+        rows[row + c][lane] = x;
+    }
+}
+
+/// Recomputes fused bone `j`'s record for segment `p` (keys `p − 1`, `p`).
+#[inline]
+fn refill_one(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    j: usize,
+    p: usize,
+    (start, k): (f32, f32),
+) {
+    let ch = &binding.fused;
+    let bt = &bones[ch.poly_tracks[j] as usize];
+    let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
+        return;
+    };
+    let mut ct = poly_coefficients(tt, p);
+    let mut cr = poly_coefficients(rt, p);
+    let mut cs = poly_coefficients(st, p);
+    if binding.relative {
+        let rest = &binding.rest[ch.poly_targets[j] as usize];
+        fold_translation(rest, &mut ct, 1);
+        fold_rotation(rest, &mut cr);
+        fold_scale(rest, &mut cs);
+    }
+    let (b, lane) = (j / 8, j % 8);
+    let block = &mut cache.blocks[b];
+    block.start[lane] = start;
+    block.k[lane] = k;
+    let c = &mut block.c;
+    put(c, T0, lane, ct[0], 3);
+    put(c, T1, lane, ct[1], 3);
+    put(c, R0, lane, cr[0], 4);
+    put(c, R1, lane, cr[1], 4);
+    put(c, S0, lane, cs[0], 3);
+    put(c, S1, lane, cs[1], 3);
+    if let Some(cb) = cache.cubic.get_mut(b) {
+        let c = &mut cb.c;
+        put(c, T0, lane, ct[2], 3);
+        put(c, T1, lane, ct[3], 3);
+        put(c, R0, lane, cr[2], 4);
+        put(c, R1, lane, cr[3], 4);
+        put(c, S0, lane, cs[2], 3);
+        put(c, S1, lane, cs[3], 3);
+    }
+}
+
+/// Brings every fused record up to clip-local time `lt` and narrows `win` to their common
+/// validity range.
+pub(super) fn refill_fused(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    lt: f32,
+    win: &mut (f32, f32),
+) {
+    let ch = &binding.fused;
+    let n = ch.poly_tracks.len();
+    if n == 0 {
+        return;
+    }
+    if binding.fused_shared_times {
+        // One key-time array for every fused bone: one search, one range.
+        let cur = &cache.cursors;
+        if !(lt >= cur.lo[0] && lt < cur.hi[0]) {
+            let Some(times) = bones[ch.poly_tracks[0] as usize]
+                .translation
+                .as_ref()
+                .map(|t| &t.times)
+            else {
+                return;
+            };
+            let p = locate(times, lt, cur.key[0]);
+            let (lo, hi, start, k) = segment_range(times, p);
+            let table = !binding.fused_table.is_empty();
+            #[cfg(target_arch = "x86_64")]
+            let done = table
+                || binding.fused_linear && std::is_x86_feature_detected!("avx2") && {
+                    // SAFETY: AVX2 is available (checked just above).
+                    unsafe { avx2::refill_linear(bones, binding, cache, p, (start, k)) };
+                    true
+                };
+            #[cfg(not(target_arch = "x86_64"))]
+            let done = table;
+            if !done {
+                for j in 0..n {
+                    refill_one(bones, binding, cache, j, p, (start, k));
+                }
+            }
+            let cur = &mut cache.cursors;
+            cur.key[0] = p as u32;
+            cur.lo[0] = lo;
+            cur.hi[0] = hi;
+        }
+        win.0 = win.0.max(cache.cursors.lo[0]);
+        win.1 = win.1.min(cache.cursors.hi[0]);
+        return;
+    }
+    for j in 0..n {
+        let cur = &cache.cursors;
+        if !(lt >= cur.lo[j] && lt < cur.hi[j]) {
+            let bt = &bones[ch.poly_tracks[j] as usize];
+            let Some(times) = bt.translation.as_ref().map(|t| &t.times) else {
+                continue;
+            };
+            let p = locate(times, lt, cur.key[j]);
+            let (lo, hi, start, k) = segment_range(times, p);
+            refill_one(bones, binding, cache, j, p, (start, k));
+            let cur = &mut cache.cursors;
+            cur.key[j] = p as u32;
+            cur.lo[j] = lo;
+            cur.hi[j] = hi;
+        }
+        win.0 = win.0.max(cache.cursors.lo[j]);
+        win.1 = win.1.min(cache.cursors.hi[j]);
+    }
+}
+
+/// Evaluates every fused record at `lt` into `out[targets[j]]`. Every target must be below
+/// `bound`.
+///
+/// # Panics
+/// If `bound` exceeds `out.len()`.
+pub(super) fn eval_fused(
+    lt: f32,
+    (blocks, cubic): Records<'_>,
+    targets: &[u32],
+    bound: usize,
+    out: &mut [Transform],
+) {
+    let n = targets.len().min(blocks.len() * 8);
+    let targets = &targets[..n];
+    // `bound` (one past the largest target, kept by the binding) saves a pass over the targets.
+    assert!(bound <= out.len(), "fused target out of range");
+    debug_assert!(targets.iter().all(|&t| (t as usize) < bound));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked above); every target indexes `out`
+            // (asserted above).
+            unsafe { avx2::eval(lt, (blocks, cubic), targets, out) };
+            return;
+        }
+    }
+    eval_portable(lt, (blocks, cubic), targets, out);
+}
+
+fn eval_portable(lt: f32, (blocks, cubic): Records<'_>, targets: &[u32], out: &mut [Transform]) {
+    for (j, &target) in targets.iter().enumerate() {
+        let (b, lane) = (j / 8, j % 8);
+        let block = &blocks[b];
+        let s = (lt - block.start[lane]) * block.k[lane];
+        let cubic = cubic.get(b);
+        let v = |row: usize| {
+            let (c0, c1) = (block.c[row][lane], block.c[row + (T1 - T0)][lane]);
+            match cubic {
+                Some(cb) => {
+                    let (c2, c3) = (cb.c[row][lane], cb.c[row + (T1 - T0)][lane]);
+                    c0 + s * (c1 + s * (c2 + s * c3))
+                }
+                None => c0 + c1 * s,
+            }
+        };
+        let vr = |row: usize| {
+            let (c0, c1) = (block.c[row][lane], block.c[row + (R1 - R0)][lane]);
+            match cubic {
+                Some(cb) => {
+                    let (c2, c3) = (cb.c[row][lane], cb.c[row + (R1 - R0)][lane]);
+                    c0 + s * (c1 + s * (c2 + s * c3))
+                }
+                None => c0 + c1 * s,
+            }
+        };
+        let (qx, qy, qz, qw) = (vr(R0), vr(R0 + 1), vr(R0 + 2), vr(R0 + 3));
+        let len2 = (qx * qx + qz * qz) + (qy * qy + qw * qw);
+        let inv = 1.0 / len2.sqrt();
+        let o = &mut out[target as usize];
+        o.translation = glam::Vec3::new(v(T0), v(T0 + 1), v(T0 + 2));
+        o.rotation = glam::Quat::from_xyzw(qx * inv, qy * inv, qz * inv, qw * inv);
+        o.scale = glam::Vec3::new(v(S0), v(S0 + 1), v(S0 + 2));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::*;
+
+    use super::{CubicBlock, FusedBlock, FusedCache, Records, R0, R1, S0, S1, T0, T1};
+    use crate::anim::{BoneTrack, ClipBinding};
+    use crate::Transform;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn pair(lo: __m128, hi: __m128) -> __m256 {
+        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load3(v: &glam::Vec3) -> __m128 {
+        // SAFETY: only the three lanes set in the mask (the three floats of `v`) are read.
+        unsafe {
+            _mm_maskload_ps(
+                core::ptr::from_ref(v).cast::<f32>(),
+                _mm_setr_epi32(-1, -1, -1, 0),
+            )
+        }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load4(v: &glam::Quat) -> __m128 {
+        // SAFETY: a `Quat` is four contiguous floats.
+        unsafe { _mm_loadu_ps(core::ptr::from_ref(v).cast::<f32>()) }
+    }
+
+    /// Eight vectors (one per lane) transposed into rows.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn rows(v: [__m128; 8]) -> [__m256; 4] {
+        transpose([
+            pair(v[0], v[4]),
+            pair(v[1], v[5]),
+            pair(v[2], v[6]),
+            pair(v[3], v[7]),
+        ])
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store(dst: &mut [f32; 8], v: __m256) {
+        // SAFETY: eight writable floats.
+        unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), v) }
+    }
+
+    /// Every fused record for segment `p` of the shared key times, eight bones at a time, for
+    /// clips whose fused tracks are all linear, absolute and without cubic terms. Same values
+    /// as `refill_one` (`c0 = v0`, `c1 = v1 − v0`, rotations sign-aligned by their dot product).
+    ///
+    /// # Safety
+    /// AVX2 must be available.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn refill_linear(
+        bones: &[BoneTrack],
+        binding: &ClipBinding,
+        cache: &mut FusedCache,
+        p: usize,
+        (start, k): (f32, f32),
+    ) {
+        let tracks = &binding.fused.poly_tracks;
+        let n = tracks.len();
+        let (startv, kv) = (_mm256_set1_ps(start), _mm256_set1_ps(k));
+        let sign = _mm256_set1_ps(-0.0);
+        let zero = _mm256_setzero_ps();
+        for (b, block) in cache.blocks.iter_mut().enumerate() {
+            let bt: [&BoneTrack; 8] =
+                core::array::from_fn(|l| &bones[tracks[(b * 8 + l).min(n - 1)] as usize]);
+            let mut t = [[_mm_setzero_ps(); 8]; 2];
+            let mut q = [[_mm_setzero_ps(); 8]; 2];
+            let mut s = [[_mm_setzero_ps(); 8]; 2];
+            for (l, bt) in bt.iter().enumerate() {
+                let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale)
+                else {
+                    continue;
+                };
+                let last = tt.values.len() - 1;
+                let (ia, ib) = (p.saturating_sub(1).min(last), p.min(last));
+                t[0][l] = load3(&tt.values[ia]);
+                t[1][l] = load3(&tt.values[ib]);
+                q[0][l] = load4(&rt.values[ia]);
+                q[1][l] = load4(&rt.values[ib]);
+                s[0][l] = load3(&st.values[ia]);
+                s[1][l] = load3(&st.values[ib]);
+            }
+            let (t0, t1) = (rows(t[0]), rows(t[1]));
+            let (q0, q1) = (rows(q[0]), rows(q[1]));
+            let (s0, s1) = (rows(s[0]), rows(s[1]));
+            let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+            let dot = add(
+                add(mul(q0[0], q1[0]), mul(q0[2], q1[2])),
+                add(mul(q0[1], q1[1]), mul(q0[3], q1[3])),
+            );
+            let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
+            store(&mut block.start, startv);
+            store(&mut block.k, kv);
+            let c = &mut block.c;
+            for i in 0..3 {
+                store(&mut c[T0 + i], t0[i]);
+                store(&mut c[T1 + i], sub(t1[i], t0[i]));
+                store(&mut c[S0 + i], s0[i]);
+                store(&mut c[S1 + i], sub(s1[i], s0[i]));
+            }
+            for i in 0..4 {
+                store(&mut c[R0 + i], q0[i]);
+                store(&mut c[R1 + i], sub(_mm256_xor_ps(q1[i], flip), q0[i]));
+            }
+        }
+    }
+
+    /// `Transform` is three 16-byte rows (translation + padding, rotation, scale + padding), as
+    /// its `#[repr(C)]` gives with SIMD `glam`; the store path relies on it.
+    pub(super) const ROW_LAYOUT: bool = core::mem::offset_of!(Transform, translation) == 0
+        && core::mem::offset_of!(Transform, rotation) == 16
+        && core::mem::offset_of!(Transform, scale) == 32
+        && core::mem::size_of::<Transform>() == 48;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn row(r: &[f32; 8]) -> __m256 {
+        // SAFETY: eight readable floats.
+        unsafe { _mm256_loadu_ps(r.as_ptr()) }
+    }
+
+    /// `c0 + c1·s` or `c0 + s·(c1 + s·(c2 + s·c3))`, lane-wise, rows `a` (c0) and `b` (c1).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn poly(
+        block: &FusedBlock,
+        cubic: Option<&CubicBlock>,
+        a: usize,
+        b: usize,
+        s: __m256,
+    ) -> __m256 {
+        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+        let (c0, c1) = (row(&block.c[a]), row(&block.c[b]));
+        match cubic {
+            Some(cb) => {
+                let (c2, c3) = (row(&cb.c[a]), row(&cb.c[b]));
+                add(c0, mul(s, add(c1, mul(s, add(c2, mul(s, c3))))))
+            }
+            None => add(c0, mul(c1, s)),
+        }
+    }
+
+    /// In-lane 4×4 transposes of four rows: element `k` holds lane `k` (low half) and lane
+    /// `k + 4` (high half) of the four inputs.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose(r: [__m256; 4]) -> [__m256; 4] {
+        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+        let t1 = _mm256_unpacklo_ps(r[2], r[3]);
+        let t2 = _mm256_unpackhi_ps(r[0], r[1]);
+        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        [
+            _mm256_shuffle_ps::<0x44>(t0, t1),
+            _mm256_shuffle_ps::<0xEE>(t0, t1),
+            _mm256_shuffle_ps::<0x44>(t2, t3),
+            _mm256_shuffle_ps::<0xEE>(t2, t3),
+        ]
+    }
+
+    /// # Safety
+    /// AVX2 must be available and every target must index `out`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn eval(
+        lt: f32,
+        (blocks, cubic): Records<'_>,
+        targets: &[u32],
+        out: &mut [Transform],
+    ) {
+        let out_ptr = out.as_mut_ptr();
+        let ltv = _mm256_set1_ps(lt);
+        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+        let zero = _mm256_setzero_ps();
+        for (b, (block, targets)) in blocks.iter().zip(targets.chunks(8)).enumerate() {
+            let cubic = cubic.get(b);
+            let s = mul(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
+            let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
+            let t = [v(T0, T1), v(T0 + 1, T1 + 1), v(T0 + 2, T1 + 2), zero];
+            let q = [
+                v(R0, R1),
+                v(R0 + 1, R1 + 1),
+                v(R0 + 2, R1 + 2),
+                v(R0 + 3, R1 + 3),
+            ];
+            let sc = [v(S0, S1), v(S0 + 1, S1 + 1), v(S0 + 2, S1 + 2), zero];
+            let len2 = add(
+                add(mul(q[0], q[0]), mul(q[2], q[2])),
+                add(mul(q[1], q[1]), mul(q[3], q[3])),
+            );
+            let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
+            let q = q.map(|x| mul(x, inv));
+            let (t, q, sc) = (transpose(t), transpose(q), transpose(sc));
+            let store = |target: u32, t: __m128, q: __m128, sc: __m128| {
+                // SAFETY: `target < out.len()` (the caller's contract). A `Transform` is
+                // translation (12 bytes) + padding, rotation (16), scale (12) + padding: three
+                // 16-byte stores fill it, writing only padding beyond the fields.
+                unsafe {
+                    let o = out_ptr.add(target as usize).cast::<f32>();
+                    _mm_storeu_ps(o, t);
+                    _mm_storeu_ps(o.add(4), q);
+                    _mm_storeu_ps(o.add(8), sc);
+                }
+            };
+            let lo = |v: __m256| _mm256_castps256_ps128(v);
+            let hi = |v: __m256| _mm256_extractf128_ps::<1>(v);
+            if let Ok(tg) = <&[u32; 8]>::try_from(targets) {
+                for k in 0..4 {
+                    store(tg[k], lo(t[k]), lo(q[k]), lo(sc[k]));
+                }
+                for k in 0..4 {
+                    store(tg[k + 4], hi(t[k]), hi(q[k]), hi(sc[k]));
+                }
+            } else {
+                for (lane, &target) in targets.iter().enumerate() {
+                    let k = lane % 4;
+                    if lane < 4 {
+                        store(target, lo(t[k]), lo(q[k]), lo(sc[k]));
+                    } else {
+                        store(target, hi(t[k]), hi(q[k]), hi(sc[k]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filled(bones: usize, cubic: bool) -> FusedCache {
+        let mut c = FusedCache::default();
+        c.bind(bones, cubic);
+        let mut x = 0.37f32;
+        let mut next = || {
+            x = (x * 3.7 + 0.11).fract();
+            x - 0.5
+        };
+        for b in &mut c.blocks {
+            for lane in 0..8 {
+                b.start[lane] = next();
+                b.k[lane] = 2.0 + next();
+                for r in &mut b.c {
+                    r[lane] = next();
+                }
+            }
+        }
+        for b in &mut c.cubic {
+            for r in &mut b.c {
+                for v in r {
+                    *v = next();
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn simd_and_portable_evaluation_agree_exactly() {
+        for cubic in [false, true] {
+            for bones in [1usize, 8, 13, 64] {
+                let cache = filled(bones, cubic);
+                // Reversed targets with a gap: not sequential.
+                let targets: Vec<u32> = (0..bones as u32).rev().map(|t| t * 2).collect();
+                let mut a = vec![Transform::IDENTITY; bones * 2];
+                let mut b = a.clone();
+                eval_fused(0.3, cache.records(), &targets, a.len(), &mut a);
+                eval_portable(0.3, cache.records(), &targets, &mut b);
+                assert_eq!(a, b, "cubic {cubic}, {bones} bones");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn block_refill_matches_per_bone_refill() {
+        use glam::{Quat, Vec3};
+
+        use crate::anim::{Clip, Track};
+        use crate::{Parent, SkeletonBuilder};
+
+        if !std::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let bones = 11;
+        let mut sb = SkeletonBuilder::new();
+        for b in 0..bones {
+            let parent = if b == 0 {
+                Parent::Root
+            } else {
+                Parent::from(format!("b{}", b - 1).as_str())
+            };
+            sb.push(format!("b{b}").as_str(), parent, Transform::IDENTITY);
+        }
+        let skel = sb.build().unwrap();
+        let times = vec![0.0, 0.3, 0.5, 1.0];
+        let v = |b: usize, k: usize, c: usize| ((b * 13 + k * 5 + c) as f32 * 0.618).fract() - 0.5;
+        let mut builder = Clip::builder("c").duration(1.0);
+        for b in 0..bones {
+            let vec3 = |o: usize| {
+                (0..4).map(move |k| Vec3::new(v(b, k, o), v(b, k, o + 1), v(b, k, o + 2)))
+            };
+            let quats = (0..4).map(|k| {
+                Quat::from_xyzw(v(b, k, 3), v(b, k, 4), v(b, k, 5), v(b, k, 6)).normalize()
+            });
+            builder = builder.bone(
+                crate::anim::BoneTrack::new(format!("b{b}"))
+                    .with_translation(Track::linear(times.clone(), vec3(0).collect()))
+                    .with_rotation(Track::linear(times.clone(), quats.collect()))
+                    .with_scale(Track::linear(times.clone(), vec3(7).collect())),
+            );
+        }
+        let clip = builder.build().unwrap();
+        let binding = ClipBinding::new(&clip, &skel);
+        assert!(binding.fused_linear);
+        for p in 0..=times.len() {
+            let (_, _, start, k) = segment_range(&times, p);
+            let mut a = FusedCache::default();
+            a.bind(bones, false);
+            let mut b = a.clone();
+            for j in 0..bones {
+                refill_one(clip.bone_tracks(), &binding, &mut a, j, p, (start, k));
+            }
+            // SAFETY: AVX2 is available (checked above).
+            unsafe { avx2::refill_linear(clip.bone_tracks(), &binding, &mut b, p, (start, k)) };
+            for j in 0..bones {
+                let (bl, lane) = (j / 8, j % 8);
+                let (x, y) = (&a.blocks[bl], &b.blocks[bl]);
+                assert_eq!(x.start[lane], y.start[lane]);
+                assert_eq!(x.k[lane], y.k[lane]);
+                for r in 0..ROWS {
+                    assert_eq!(
+                        x.c[r][lane].to_bits(),
+                        y.c[r][lane].to_bits(),
+                        "p {p} bone {j} row {r}"
+                    );
+                }
+            }
+        }
+    }
+}

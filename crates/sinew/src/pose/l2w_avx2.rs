@@ -1,0 +1,299 @@
+//! AVX2 local-to-world in two passes over chunks of bones:
+//!
+//! 1. the rotation·scale part of every local matrix, eight bones at a time in structure-of-arrays
+//!    form (quaternions and scales transposed into lanes), written to a small stack scratch;
+//! 2. the parent pass, `world[i] = world[parent[i]] × local[i]`: three column combinations and
+//!    the translation, each local entry fetched with a broadcast load (a load-port operation, not
+//!    a shuffle). When a bone's parent is the bone evaluated just before it (most bones of a
+//!    depth-first order), the parent comes from registers instead of a store-to-load round trip,
+//!    which shortens the parent→child dependency chain.
+//!
+//! Both passes use the same operations in the same order as the portable kernel (separate
+//! multiplies and adds, no fused multiply-add), so the results are bit-identical to it.
+
+use core::arch::x86_64::*;
+
+use glam::Affine3A;
+
+use crate::skeleton::NO_PARENT;
+use crate::Transform;
+
+/// Bones per chunk: the scratch (`CHUNK × 9` floats, 2.3 KiB) lives on the stack.
+const CHUNK: usize = 64;
+
+/// Rotation·scale entries of eight bones, entry-major: `m[c][lane]`, `c` = column·3 + row.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Block {
+    m: [[f32; 8]; 9],
+}
+
+/// Where the bones of a pass come from: a contiguous range or an explicit order. Every bone
+/// it yields is a valid index into the slices (checked by the callers).
+trait BoneSeq {
+    fn len(&self) -> usize;
+    fn bone(&self, k: usize) -> usize;
+    /// `Some(bone(k))` when the bones from `k` on are consecutive indices.
+    fn contiguous(&self, k: usize) -> Option<usize>;
+}
+
+struct Range(usize, usize);
+
+impl BoneSeq for Range {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.1 - self.0
+    }
+    #[inline(always)]
+    fn bone(&self, k: usize) -> usize {
+        self.0 + k
+    }
+    #[inline(always)]
+    fn contiguous(&self, k: usize) -> Option<usize> {
+        Some(self.0 + k)
+    }
+}
+
+impl BoneSeq for &[u16] {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        <[u16]>::len(self)
+    }
+    #[inline(always)]
+    fn bone(&self, k: usize) -> usize {
+        self[k] as usize
+    }
+    #[inline(always)]
+    fn contiguous(&self, _: usize) -> Option<usize> {
+        None
+    }
+}
+
+/// Quaternion of `t` as four lanes.
+#[inline(always)]
+fn load_rotation(t: &Transform) -> __m128 {
+    // SAFETY: `Quat` is four contiguous `f32`; unaligned load of 16 readable bytes.
+    unsafe { _mm_loadu_ps(core::ptr::from_ref(&t.rotation).cast::<f32>()) }
+}
+
+/// Scale of `t` as `(x, y, z, 0)`; the padding after it is never read (masked load).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn load_scale(t: &Transform) -> __m128 {
+    let mask = _mm_setr_epi32(-1, -1, -1, 0);
+    // SAFETY: only the three lanes set in `mask` (the three `f32` of `scale`) are accessed.
+    unsafe { _mm_maskload_ps(core::ptr::from_ref(&t.scale).cast::<f32>(), mask) }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn pair(lo: __m128, hi: __m128) -> __m256 {
+    _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
+}
+
+/// Pass 1 for up to eight bones: `bones[k]` for `k < 8` (callers repeat the last bone to fill).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn rotation_scale_block(l: [&Transform; 8], out: *mut Block) {
+    let r0 = pair(load_rotation(l[0]), load_rotation(l[4]));
+    let r1 = pair(load_rotation(l[1]), load_rotation(l[5]));
+    let r2 = pair(load_rotation(l[2]), load_rotation(l[6]));
+    let r3 = pair(load_rotation(l[3]), load_rotation(l[7]));
+    // In-lane 4×4 transposes: lane j of the low half is bone j, of the high half bone j + 4.
+    let t0 = _mm256_unpacklo_ps(r0, r1);
+    let t1 = _mm256_unpacklo_ps(r2, r3);
+    let t2 = _mm256_unpackhi_ps(r0, r1);
+    let t3 = _mm256_unpackhi_ps(r2, r3);
+    let x = _mm256_shuffle_ps::<0x44>(t0, t1);
+    let y = _mm256_shuffle_ps::<0xEE>(t0, t1);
+    let z = _mm256_shuffle_ps::<0x44>(t2, t3);
+    let w = _mm256_shuffle_ps::<0xEE>(t2, t3);
+    let s0 = pair(load_scale(l[0]), load_scale(l[4]));
+    let s1 = pair(load_scale(l[1]), load_scale(l[5]));
+    let s2 = pair(load_scale(l[2]), load_scale(l[6]));
+    let s3 = pair(load_scale(l[3]), load_scale(l[7]));
+    let u0 = _mm256_unpacklo_ps(s0, s1);
+    let u1 = _mm256_unpacklo_ps(s2, s3);
+    let u2 = _mm256_unpackhi_ps(s0, s1);
+    let u3 = _mm256_unpackhi_ps(s2, s3);
+    let sx = _mm256_shuffle_ps::<0x44>(u0, u1);
+    let sy = _mm256_shuffle_ps::<0xEE>(u0, u1);
+    let sz = _mm256_shuffle_ps::<0x44>(u2, u3);
+
+    let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+    let one = _mm256_set1_ps(1.0);
+    let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
+    let (xx, xy, xz) = (mul(x, x2), mul(x, y2), mul(x, z2));
+    let (yy, yz, zz) = (mul(y, y2), mul(y, z2), mul(z, z2));
+    let (wx, wy, wz) = (mul(w, x2), mul(w, y2), mul(w, z2));
+    let m = [
+        mul(sub(one, add(yy, zz)), sx),
+        mul(add(xy, wz), sx),
+        mul(sub(xz, wy), sx),
+        mul(sub(xy, wz), sy),
+        mul(sub(one, add(xx, zz)), sy),
+        mul(add(yz, wx), sy),
+        mul(add(xz, wy), sz),
+        mul(sub(yz, wx), sz),
+        mul(sub(one, add(xx, yy)), sz),
+    ];
+    let dst = out.cast::<f32>();
+    for (r, v) in m.into_iter().enumerate() {
+        // SAFETY: `out` points at a writable `Block`: row `r` is eight floats, 32-byte aligned
+        // (`Block` is `align(32)`, rows 32 bytes).
+        unsafe { _mm256_store_ps(dst.add(8 * r), v) };
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn load_affine(a: &Affine3A) -> [__m128; 4] {
+    let p = core::ptr::from_ref(a).cast::<f32>();
+    // SAFETY: `Affine3A` is four 16-byte-aligned `Vec3A` columns (16 floats, all initialised).
+    unsafe {
+        [
+            _mm_load_ps(p),
+            _mm_load_ps(p.add(4)),
+            _mm_load_ps(p.add(8)),
+            _mm_load_ps(p.add(12)),
+        ]
+    }
+}
+
+/// Evaluates the bones of `seq` in its order; every parent must come before its children in
+/// `seq` or already be evaluated in `out`. The caller has checked that the three slices have
+/// the same length and that `seq` yields only indices below it.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn eval<S: BoneSeq>(
+    parents: &[u16],
+    seq: &S,
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    let len = out.len();
+    debug_assert!(parents.len() == len && locals.len() == len);
+    let total = seq.len();
+    let out_ptr = out.as_mut_ptr();
+    let root_ptr = core::ptr::from_ref(root);
+    // Not zeroed: pass 1 writes every row of every block pass 2 reads.
+    let mut scratch = core::mem::MaybeUninit::<[Block; CHUNK / 8]>::uninit();
+    let blocks = scratch.as_mut_ptr().cast::<Block>();
+    let mut base = 0;
+    while base < total {
+        let n = (total - base).min(CHUNK);
+        let nb = n.div_ceil(8);
+        for b in 0..nb {
+            let first = base + b * 8;
+            let last = base + n - 1;
+            let l: [&Transform; 8] = match seq.contiguous(first) {
+                // Eight consecutive bones: one bounds check, fixed offsets.
+                Some(i0) if first + 7 <= last => {
+                    let c: &[Transform; 8] = locals[i0..i0 + 8].try_into().expect("eight");
+                    core::array::from_fn(|k| &c[k])
+                }
+                _ => core::array::from_fn(|k| &locals[seq.bone((first + k).min(last))]),
+            };
+            // SAFETY: `b < CHUNK / 8`: a block of the scratch.
+            rotation_scale_block(l, unsafe { blocks.add(b) });
+        }
+        let mut prev = [_mm_setzero_ps(); 4];
+        let mut prev_i = usize::MAX;
+        // SAFETY: pass 1 initialised blocks `0..nb` completely.
+        let written = unsafe { core::slice::from_raw_parts(blocks.cast_const(), nb) };
+        for (b, block) in written.iter().enumerate() {
+            let lanes = (n - b * 8).min(8);
+            for lane in 0..lanes {
+                let i = seq.bone(base + b * 8 + lane);
+                // SAFETY: `i < len` (the callers check every index `seq` yields).
+                let (p, t) = unsafe {
+                    (
+                        *parents.get_unchecked(i),
+                        &locals.get_unchecked(i).translation,
+                    )
+                };
+                let parent = if (p as usize) < len {
+                    // SAFETY: `p < len`; a parent evaluated later than its child only reads a
+                    // stale (initialised) matrix.
+                    unsafe { out_ptr.add(p as usize) }.cast_const()
+                } else {
+                    assert!(p == NO_PARENT, "parent index out of range");
+                    root_ptr
+                };
+                // SAFETY: `parent` points at an initialised `Affine3A` (no reference to `out` is
+                // alive while the kernel runs).
+                let [px, py, pz, pt] = if p as usize == prev_i {
+                    // The bone just written: take it from registers, not through memory.
+                    prev
+                } else {
+                    load_affine(unsafe { &*parent })
+                };
+                let e = |c: usize| _mm_broadcast_ss(&block.m[c][lane]);
+                let (add, mul) = (_mm_add_ps, _mm_mul_ps);
+                let col = |c: usize| add(add(mul(px, e(c)), mul(py, e(c + 1))), mul(pz, e(c + 2)));
+                let c0 = col(0);
+                let c1 = col(3);
+                let c2 = col(6);
+                let ct = add(
+                    add(
+                        add(
+                            mul(px, _mm_broadcast_ss(&t.x)),
+                            mul(py, _mm_broadcast_ss(&t.y)),
+                        ),
+                        mul(pz, _mm_broadcast_ss(&t.z)),
+                    ),
+                    pt,
+                );
+                // SAFETY: `i < len`: one `Affine3A`, 16 floats, 16-byte aligned.
+                unsafe {
+                    let o = out_ptr.add(i).cast::<f32>();
+                    _mm_store_ps(o, c0);
+                    _mm_store_ps(o.add(4), c1);
+                    _mm_store_ps(o.add(8), c2);
+                    _mm_store_ps(o.add(12), ct);
+                }
+                prev = [c0, c1, c2, ct];
+                prev_i = i;
+            }
+        }
+        base += n;
+    }
+}
+
+/// Bones `from..to` in index order (all slices the same length).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn range(
+    parents: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+    from: usize,
+    to: usize,
+) {
+    assert!(from <= to && to <= out.len());
+    eval(parents, &Range(from, to), locals, root, out);
+}
+
+/// Bones in `order` (all slices the same length).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn ordered(
+    parents: &[u16],
+    order: &[u16],
+    locals: &[Transform],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    let len = out.len();
+    assert!(
+        order.iter().all(|&i| (i as usize) < len),
+        "bone index out of range"
+    );
+    eval(parents, &order, locals, root, out);
+}
