@@ -188,7 +188,7 @@ pub(crate) fn read_clips(
                 ReadOutputs::MorphTargetWeights(w) => {
                     let values: Vec<f32> = w.into_f32().collect();
                     let per_time = times.len() * per_key;
-                    if values.is_empty() || values.len() % per_time != 0 {
+                    if values.is_empty() || !values.len().is_multiple_of(per_time) {
                         return Err(bad_count(values.len()));
                     }
                     let targets = values.len() / per_time;

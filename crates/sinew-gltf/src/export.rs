@@ -225,7 +225,7 @@ fn write_glb(doc: &Value, mut bin: Vec<u8>) -> Result<Vec<u8>, GltfError> {
     while json.len() % 4 != 0 {
         json.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();

@@ -11,7 +11,7 @@ use encoding_rs::SHIFT_JIS;
 
 /// Decodes UTF-16LE. `None` when the byte length is odd.
 pub(crate) fn decode_utf16le(bytes: &[u8]) -> Option<String> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     let units = bytes

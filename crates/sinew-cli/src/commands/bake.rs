@@ -246,10 +246,10 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
 
 /// A GLB container: header, JSON chunk (space-padded), BIN chunk (zero-padded).
 pub fn glb(mut json_chunk: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
-    while json_chunk.len() % 4 != 0 {
+    while !json_chunk.len().is_multiple_of(4) {
         json_chunk.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json_chunk.len() + 8 + bin.len();

@@ -105,7 +105,7 @@ impl DocBuilder {
 /// Packs JSON and an optional BIN chunk into a GLB container.
 pub fn glb(json: &Value, bin: Option<&[u8]>) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut b = bin.map(<[u8]>::to_vec);

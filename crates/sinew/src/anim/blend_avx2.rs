@@ -74,7 +74,7 @@ pub(super) unsafe fn blend_two(
     wb: f32,
     out: &mut [Transform],
 ) {
-    assert!(a.len() == out.len() && b.len() == out.len() && out.len() % 8 == 0);
+    assert!(a.len() == out.len() && b.len() == out.len() && out.len().is_multiple_of(8));
     let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
     let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
     let sign = _mm256_set1_ps(-0.0);
