@@ -11,7 +11,7 @@
 //!   limit angles are multiplied by 4; knees (`左ひざ`/`右ひざ`) get PMX Editor's knee limit
 //!   table `x ∈ [−180, −0.5]` — in degrees there, but babylon-mmd 1.3.0 feeds the numbers to
 //!   its solver unconverted, i.e. as radians, and its output (our conformance reference) depends
-//!   on it, so we do the same (it matters: 0.0047 vs 0.0028 units on the leg-IK pose); a second IK chain on the same bone becomes an extra bone
+//!   on it, so we do the same (it changes the leg-IK pose by millimetres); a second IK chain on the same bone becomes an extra bone
 //!   `name+`; rigid body positions are made absolute (relative to their bone, bone 0 for none);
 //! * **PMX**: an append whose source index is invalid is dropped; an IK whose effector or link
 //!   indices are invalid drops those links (and the IK if nothing valid is left).

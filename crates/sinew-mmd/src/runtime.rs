@@ -583,6 +583,9 @@ impl MmdInstance {
         if axis.length_squared() < 1e-8 {
             return;
         }
+        // |a × b| = sin θ for the unit vectors: accurate for small angles, where
+        // acos(a · b) in f32 is not (babylon-mmd takes acos in f64).
+        let sin_angle = axis.length();
         let parent_rotation = match self.model.bones[b].parent {
             Some(p) => self.world[p].matrix3,
             None => Mat3A::IDENTITY,
@@ -610,12 +613,17 @@ impl MmdInstance {
                 .into();
         }
         let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
-        // The step is min(cap, acos(dot)) about `axis`; its half-angle sine and cosine come
-        // from `dot` directly (half-angle identities) or from the precomputed cap.
+        // The step is min(cap, θ) about `axis`, θ the angle between the two directions; its
+        // half-angle sine and cosine come from the precomputed cap, or from sin θ and cos θ by
+        // the half-angle identities, each taken where it is well conditioned.
         let (sin, cos) = if dot < info.cap_cos {
             info.cap_half
+        } else if dot >= 0.0 {
+            let cos = ((1.0 + dot) * 0.5).sqrt();
+            (sin_angle / (2.0 * cos), cos)
         } else {
-            (((1.0 - dot) * 0.5).sqrt(), ((1.0 + dot) * 0.5).sqrt())
+            let sin = ((1.0 - dot) * 0.5).sqrt();
+            (sin, sin_angle / (2.0 * sin))
         };
         let axis = axis * sin;
         let step = Quat::from_xyzw(axis.x, axis.y, axis.z, cos);

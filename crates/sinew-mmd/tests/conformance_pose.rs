@@ -55,11 +55,9 @@ fn static_poses_match_babylon_mmd() {
             for frame in frames.as_array().unwrap() {
                 let (dp, dq, bone) = common::conformance::compare_frame(&inst, frame);
                 eprintln!("{name} {mode}: max |dp| = {dp:.6} ({bone}), max angle = {dq:.4}°");
-                let (tp, tq) = if mode == "ik" || mode == "full" {
-                    (5e-3, 0.5)
-                } else {
-                    (1e-3, 0.05)
-                };
+                // The issue asks ik/full ≤ 5e-3; measured 1e-6 (the reachable leg IK lands
+                // where babylon-mmd's does), so every mode is held to the fk bound.
+                let (tp, tq) = (1e-3, 0.05);
                 assert!(
                     dp <= tp && dq <= tq,
                     "{name} {mode}: {dp} > {tp} or {dq}° > {tq}° at {bone}"
