@@ -186,7 +186,36 @@ pub struct MmdInstance {
     local: Vec<Affine3A>,
     stack: Vec<usize>,
     ik_snapshot: Vec<Quat>,
+    /// The IK path as rotation + position during the iterations (see `solve_ik`).
+    path: PathPose,
     options: EvalOptions,
+}
+
+/// An IK path (base link … effector) as local and world rotation + position, parent first,
+/// hanging from `base_parent`. During the CCD iterations only these positions and rotations
+/// are read, and composing quaternions costs about half of composing matrices; the bones'
+/// world matrices are rebuilt from the final IK rotations afterwards.
+#[derive(Clone, Debug, Default)]
+struct PathPose {
+    active: bool,
+    base_parent: (Quat, Vec3A),
+    local: Vec<(Quat, Vec3A)>,
+    world: Vec<(Quat, Vec3A)>,
+}
+
+impl PathPose {
+    /// Recomposes the world rotation and position of path entries `from..`.
+    fn refresh(&mut self, from: usize) {
+        for k in from..self.local.len() {
+            let (pr, pp) = if k == 0 {
+                self.base_parent
+            } else {
+                self.world[k - 1]
+            };
+            let (lr, lp) = self.local[k];
+            self.world[k] = (pr * lr, pp + pr * lp);
+        }
+    }
 }
 
 impl MmdInstance {
@@ -264,6 +293,11 @@ impl MmdInstance {
             local: vec![Affine3A::IDENTITY; n],
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(n),
+            path: PathPose {
+                local: Vec::with_capacity(n),
+                world: Vec::with_capacity(n),
+                ..PathPose::default()
+            },
             options: EvalOptions::default(),
             model,
         }
@@ -514,6 +548,7 @@ impl MmdInstance {
         if ik_position.distance_squared(target) < 1e-8 {
             return;
         }
+        self.begin_path(owner);
         let half = ik.iterations >> 1;
         let mut it = 0;
         while it < ik.iterations {
@@ -553,6 +588,7 @@ impl MmdInstance {
                 (false, _) => it + 1,
             };
         }
+        self.path.active = false;
         if !self.ik_path[owner].is_empty() {
             // During the iterations only the path to the effector was kept up to date; bring
             // the rest of the base link's subtree to the final state (what updating it after
@@ -560,6 +596,43 @@ impl MmdInstance {
             let base = ik.links[ik.links.len() - 1].bone;
             self.update_ik_chain_world(base);
         }
+    }
+
+    /// Loads `owner`'s IK path into [`PathPose`] when every bone on it is plain (no append:
+    /// its local transform changes only through its own IK rotation).
+    fn begin_path(&mut self, owner: usize) {
+        let path = &self.ik_path[owner];
+        self.path.active = !path.is_empty() && self.path_plain[owner].iter().all(|&p| p);
+        if !self.path.active {
+            return;
+        }
+        let model = &self.model;
+        self.path.base_parent = match model.bones[path[0]].parent {
+            Some(p) => {
+                let m = &self.world[p];
+                (Quat::from_mat3a(&orthonormal(&m.matrix3)), m.translation)
+            }
+            None => (Quat::IDENTITY, Vec3A::ZERO),
+        };
+        self.path.local.clear();
+        self.path.world.clear();
+        for &p in path {
+            let bone = &model.bones[p];
+            let local = if self.is_chain[p] {
+                (
+                    self.ik_rotation[p] * self.chain_rotation[p],
+                    Vec3A::from(bone.rest_offset + self.chain_position[p]),
+                )
+            } else {
+                (
+                    self.animated_rotation(p),
+                    Vec3A::from(bone.rest_offset + self.translation[p]),
+                )
+            };
+            self.path.local.push(local);
+            self.path.world.push(local);
+        }
+        self.path.refresh(0);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -576,7 +649,12 @@ impl MmdInstance {
         use_axis: bool,
     ) {
         let b = link.bone;
-        let chain_position = self.position(b);
+        let k = self.link_in_path[owner].get(ci).copied().unwrap_or(0);
+        let chain_position = if self.path.active {
+            Vec3::from(self.path.world[k].1)
+        } else {
+            self.position(b)
+        };
         let to_target = (chain_position - *target).normalize_or_zero();
         let to_ik = (chain_position - ik_position).normalize_or_zero();
         let mut axis = to_target.cross(to_ik);
@@ -586,9 +664,17 @@ impl MmdInstance {
         // |a × b| = sin θ for the unit vectors: accurate for small angles, where
         // acos(a · b) in f32 is not (babylon-mmd takes acos in f64).
         let sin_angle = axis.length();
-        let parent_rotation = match self.model.bones[b].parent {
-            Some(p) => self.world[p].matrix3,
-            None => Mat3A::IDENTITY,
+        let parent_rotation = if self.path.active {
+            Mat3A::from_quat(if k == 0 {
+                self.path.base_parent.0
+            } else {
+                self.path.world[k - 1].0
+            })
+        } else {
+            match self.model.bones[b].parent {
+                Some(p) => self.world[p].matrix3,
+                None => Mat3A::IDENTITY,
+            }
         };
         let limited = link.limit.is_some();
         let sign = |v: Vec3A| {
@@ -679,6 +765,12 @@ impl MmdInstance {
             }
             .unwrap_or(Quat::IDENTITY);
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
+        }
+        if self.path.active {
+            self.path.local[k].0 = self.ik_rotation[b] * self.chain_rotation[b];
+            self.path.refresh(k);
+            *target = Vec3::from(self.path.world[self.path.world.len() - 1].1);
+            return;
         }
         if self.ik_path[owner].is_empty() {
             // Links not on one parent path (malformed file): babylon-mmd's full refresh.
