@@ -19,10 +19,58 @@ pub(crate) fn limit_cone(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
         return d;
     }
     let perp = d - axis * c;
+    let perp_sq = perp.length_squared();
+    if perp_sq >= 1e-2 {
+        // Well away from ±axis, `perp` is orthogonal to `axis` to rounding, so the rim point
+        // is unit without a second normalisation.
+        return axis * cos + perp * (sin / perp_sq.sqrt());
+    }
+    limit_cone_near_axis(perp, axis, cos, sin)
+}
+
+/// [`limit_cone`] for a `d` within ~6° of `±axis`, where `perp` has lost digits.
+#[inline]
+fn limit_cone_near_axis(perp: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
     let perp_n = perp
         .try_normalize()
         .unwrap_or_else(|| axis.any_orthonormal_vector());
     (axis * cos + perp_n * sin).normalize_or(axis)
+}
+
+/// `v` normalised (or `fallback` when `v` is zero or not finite, as `try_normalize`) and then
+/// limited as [`limit_cone`]; a `v` outside is taken to the rim from its unnormalised part
+/// across `axis`.
+#[inline]
+pub(crate) fn normalize_limit_cone(
+    v: Vec3A,
+    fallback: Vec3A,
+    axis: Vec3A,
+    cos: f32,
+    sin: f32,
+) -> Vec3A {
+    let length_sq = v.length_squared();
+    if !(length_sq > 0.0 && length_sq < f32::INFINITY) {
+        return limit_cone_cold(fallback, axis, cos, sin);
+    }
+    // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
+    let a = v.dot(axis);
+    let length = length_sq.sqrt();
+    if a >= cos * length {
+        return v / length;
+    }
+    let perp = v - axis * a;
+    let perp_sq = perp.length_squared();
+    if perp_sq >= 1e-2 * length_sq {
+        return axis * cos + perp * (sin / perp_sq.sqrt());
+    }
+    limit_cone(v / length, axis, cos, sin)
+}
+
+/// [`limit_cone`] out of line, for rare paths.
+#[cold]
+#[inline(never)]
+fn limit_cone_cold(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
+    limit_cone(d, axis, cos, sin)
 }
 
 /// A hinge's unit axis, reference (angle 0) and side (`axis × reference`, angle +π/2).

@@ -8,7 +8,8 @@ use glam::{Mat3A, Quat, Vec3, Vec3A};
 
 use crate::chain::{check_joints, check_len, check_vec, correction_from_delta, unit};
 use crate::direction::{
-    constrain_hinge, limit_cone, safe_direction, safe_length, shortest_arc_a, HingeFrame,
+    constrain_hinge, limit_cone, normalize_limit_cone, safe_direction, safe_length, shortest_arc_a,
+    HingeFrame,
 };
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
 
@@ -152,7 +153,15 @@ pub struct FabrikScratch {
     hinge_relative: Vec<[Vec3A; 3]>,
     /// Hinge chains: `(cos, sin)` of the rest direction's angle in its own hinge frame.
     hinge_rest_cos_sin: Vec<(f32, f32)>,
+    /// Rotor chains: `(cos, sin)` of link `i`'s own rotor, [`NO_CONE`] without one.
+    cone_own: Vec<(f32, f32)>,
+    /// Rotor chains: `(cos, sin)` of the rotor the backward pass holds segment `i` in (the
+    /// next link's, when that segment is non-zero), [`NO_CONE`] without one.
+    cone_next: Vec<(f32, f32)>,
 }
+
+/// A cone no direction leaves (`cos` below any dot product of unit vectors).
+const NO_CONE: (f32, f32) = (-2.0, 0.0);
 
 impl FabrikScratch {
     /// Empty scratch; the first solve sizes it.
@@ -191,6 +200,8 @@ impl FabrikScratch {
         fit(&mut self.best_delta_model, n, Quat::IDENTITY);
         fit(&mut self.hinge_relative, n, [Vec3A::ZERO; 3]);
         fit(&mut self.hinge_rest_cos_sin, n, (1.0, 0.0));
+        fit(&mut self.cone_own, n, NO_CONE);
+        fit(&mut self.cone_next, n, NO_CONE);
     }
 }
 
@@ -368,6 +379,21 @@ pub fn solve_fabrik(
     }
 
     let (cap_sin, cap_cos) = params.step_sin_cos;
+    // Rotors and free links only, no cap: the passes read each link's cones from two arrays.
+    let rotor_chain = !frames && !capped;
+    if rotor_chain {
+        let cone = |link: &FabrikLink| match &link.joint {
+            Some(IkJoint::Rotor(r)) => (r.cos(), r.sin()),
+            _ => NO_CONE,
+        };
+        for i in 0..n {
+            s.cone_own[i] = cone(&links[i]);
+            s.cone_next[i] = match links.get(i + 1) {
+                Some(next) if s.length[i + 1] > 0.0 => cone(next),
+                _ => NO_CONE,
+            };
+        }
+    }
     // Unconstrained FABRIK always converges on reachable targets, only slowly near full
     // extension or full fold, so only constrained chains stop on a stall.
     let stall = frames || constrained || capped;
@@ -381,11 +407,15 @@ pub fn solve_fabrik(
         }
         if hinge_chain {
             backward_pass_hinges(links, s, solve_target_model);
+        } else if rotor_chain {
+            backward_pass_rotors(s, n, solve_target_model);
         } else {
             backward_pass(links, s, solve_target_model);
         }
         if hinge_chain {
             forward_pass_hinges(links, s, base_model);
+        } else if rotor_chain {
+            forward_pass_rotors(s, n, base_model);
         } else {
             forward_pass(
                 joints_model,
@@ -557,6 +587,48 @@ fn forward_pass(
             parent = delta;
         }
         dir[i] = d;
+        pos[i + 1] = pos[i] + d * length[i];
+    }
+}
+
+/// [`backward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
+    let length = &s.length[..n];
+    let cone_next = &s.cone_next[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    pos[n] = target_model;
+    let mut next_dir = Vec3A::ZERO;
+    for i in (0..n).rev() {
+        if length[i] == 0.0 {
+            pos[i] = pos[i + 1];
+            continue;
+        }
+        let (cos, sin) = cone_next[i];
+        // With no cone (`cos` = −2) the axis is never read.
+        let d = normalize_limit_cone(pos[i + 1] - pos[i], dir[i], next_dir, cos, sin);
+        dir[i] = d;
+        next_dir = d;
+        pos[i] = pos[i + 1] - d * length[i];
+    }
+}
+
+/// [`forward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
+    let length = &s.length[..n];
+    let cone_own = &s.cone_own[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    pos[0] = base_model;
+    let mut axis = s.dir0_model[0];
+    for i in 0..n {
+        let mut d = dir[i];
+        if length[i] > 0.0 {
+            let (cos, sin) = cone_own[i];
+            d = normalize_limit_cone(pos[i + 1] - pos[i], d, axis, cos, sin);
+            dir[i] = d;
+        }
+        axis = d;
         pos[i + 1] = pos[i] + d * length[i];
     }
 }
