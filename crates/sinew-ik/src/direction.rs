@@ -148,6 +148,44 @@ pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Ve
     (frame.reference * c + frame.side * s).normalize_or(frame.reference)
 }
 
+/// [`constrain_hinge`] for an orthonormal `frame`, also returning the result's coordinates
+/// `(cos, sin)` along the frame's reference and side. A clamped result is the bound's rim
+/// point itself (unit for an orthonormal frame, so not renormalised).
+#[inline]
+pub(crate) fn constrain_hinge_coords(
+    d: Vec3A,
+    frame: &HingeFrame,
+    hinge: &Hinge,
+) -> (Vec3A, f32, f32) {
+    let along = frame.axis.dot(d);
+    let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
+    let length_sq = cos_p * cos_p + sin_p * sin_p;
+    let degenerate = length_sq.partial_cmp(&(EPS_SQ * (length_sq + along * along).max(1e-30)))
+        != Some(core::cmp::Ordering::Greater);
+    let (s, c) = if degenerate {
+        0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
+    } else {
+        let (sin_mid, cos_mid) = hinge.mid_sin_cos();
+        let length = length_sq.sqrt();
+        if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
+            let inverse = length.recip();
+            return (
+                (d - frame.axis * along) * inverse,
+                cos_p * inverse,
+                sin_p * inverse,
+            );
+        }
+        let (sin_min, cos_min) = hinge.min_sin_cos();
+        let (sin_max, cos_max) = hinge.max_sin_cos();
+        if cos_p * cos_min + sin_p * sin_min >= cos_p * cos_max + sin_p * sin_max {
+            (sin_min, cos_min)
+        } else {
+            (sin_max, cos_max)
+        }
+    };
+    (frame.reference * c + frame.side * s, c, s)
+}
+
 /// Shortest-arc rotation taking unit `from` onto unit `to`.
 ///
 /// Unlike `Quat::from_rotation_arc`, which snaps anything within ~2 ulp of opposite to a

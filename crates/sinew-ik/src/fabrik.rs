@@ -8,8 +8,8 @@ use glam::{Mat3A, Quat, Vec3, Vec3A};
 
 use crate::chain::{check_joints, check_len, check_vec, correction_from_delta, unit};
 use crate::direction::{
-    constrain_hinge, limit_cone, normalize_limit_cone, safe_direction, safe_length, shortest_arc_a,
-    HingeFrame,
+    constrain_hinge, constrain_hinge_coords, limit_cone, normalize_limit_cone, safe_direction,
+    safe_length, shortest_arc_a, HingeFrame,
 };
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
 
@@ -646,7 +646,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
         let Some(IkJoint::Hinge(h)) = &links[i].joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        let d = constrain_hinge(pos[i + 1] - pos[i], &hinge[i], h);
+        let (d, _, _) = constrain_hinge_coords(pos[i + 1] - pos[i], &hinge[i], h);
         dir[i] = d;
         pos[i] = pos[i + 1] - d * length[i];
     }
@@ -672,28 +672,29 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
         let Some(IkJoint::Hinge(h)) = &link.joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        if i > 0 {
-            let basis = Mat3A::from_cols(frame.axis, frame.reference, frame.side);
-            let [axis, reference, side] = relative[i];
-            frame = HingeFrame {
-                axis: basis * axis,
-                reference: basis * reference,
-                side: basis * side,
-            };
-        }
         hinge_carried[i] = frame;
-        let d = constrain_hinge(pos[i + 1] - pos[i], &frame, h);
-        // Turn from the carried rest direction (c0, s0) to the solved one (c, s).
-        let (c0, s0) = rest_cos_sin[i];
-        let (c, sn) = (frame.reference.dot(d), frame.side.dot(d));
-        let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
-        frame = HingeFrame {
-            axis: frame.axis,
-            reference: frame.reference * cos + frame.side * sin,
-            side: frame.side * cos - frame.reference * sin,
-        };
+        let (d, c, sn) = constrain_hinge_coords(pos[i + 1] - pos[i], &frame, h);
         dir[i] = d;
         pos[i + 1] = pos[i] + d * length[i];
+        if i + 1 < n {
+            // Turn from the carried rest direction (c0, s0) to the solved one (c, s): the
+            // solved frame is the carried one turned in its plane by that angle, and the next
+            // link's carried frame is a fixed combination of the solved frame's vectors,
+            // folded here into combinations of the carried frame's.
+            let (c0, s0) = rest_cos_sin[i];
+            let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
+            let carry = |r: Vec3A| {
+                frame.axis * r.x
+                    + frame.reference * (cos * r.y - sin * r.z)
+                    + frame.side * (sin * r.y + cos * r.z)
+            };
+            let [axis, reference, side] = relative[i + 1];
+            frame = HingeFrame {
+                axis: carry(axis),
+                reference: carry(reference),
+                side: carry(side),
+            };
+        }
     }
 }
 
@@ -706,11 +707,13 @@ fn write_hinge_corrections(
 ) {
     let mut parent = Quat::IDENTITY;
     for (i, c) in corrections_local.iter_mut().enumerate() {
-        let axis = parent * s.hinge_model[i].axis;
-        let delta =
-            unit(shortest_arc_a(parent * s.dir0_model[i], s.best_dir_model[i], axis) * parent);
-        *c = correction_from_delta(unit(joints_model[i].rotation), parent, delta);
-        parent = delta;
+        *c = arc_correction(
+            &mut parent,
+            unit(joints_model[i].rotation),
+            s.dir0_model[i],
+            s.best_dir_model[i],
+            s.hinge_model[i].axis,
+        );
     }
 }
 
@@ -722,14 +725,45 @@ fn write_arc_corrections(
 ) {
     let mut parent = Quat::IDENTITY;
     for (i, c) in corrections_local.iter_mut().enumerate() {
-        let delta = if s.length[i] > 0.0 {
-            unit(
-                shortest_arc_a(parent * s.dir0_model[i], s.best_dir_model[i], Vec3A::ZERO) * parent,
+        *c = if s.length[i] > 0.0 {
+            arc_correction(
+                &mut parent,
+                unit(joints_model[i].rotation),
+                s.dir0_model[i],
+                s.best_dir_model[i],
+                Vec3A::ZERO,
             )
         } else {
-            parent
+            Quat::IDENTITY
         };
-        *c = correction_from_delta(unit(joints_model[i].rotation), parent, delta);
-        parent = delta;
     }
+}
+
+/// One link of a chained shortest-arc solution: `parent` is `D_{i-1}` on entry and `D_i` on
+/// exit, where `D_i` turns the carried rest direction `D_{i-1}·rest` onto `solved`. Returns the
+/// local correction `R⁻¹·D_{i-1}⁻¹·D_i·R`.
+///
+/// `D_{i-1}⁻¹·D_i` is the shortest arc from `rest` to `D_{i-1}⁻¹·solved` (the model-space arc
+/// seen from the parent's rest frame), and the correction is that arc with its axis turned
+/// into the link's frame: one rotation each way, one normalisation.
+/// `fallback_axis` (in the rest frame) is [`shortest_arc_a`]'s.
+#[inline]
+fn arc_correction(
+    parent: &mut Quat,
+    rotation: Quat,
+    rest: Vec3A,
+    solved: Vec3A,
+    fallback_axis: Vec3A,
+) -> Quat {
+    let to = parent.conjugate() * solved;
+    let w = 1.0 + rest.dot(to);
+    let arc = if w < 1e-3 {
+        shortest_arc_a(rest, to, fallback_axis)
+    } else {
+        let v = rest.cross(to);
+        Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+    };
+    *parent = unit(*parent * arc);
+    let axis = rotation.conjugate() * Vec3A::new(arc.x, arc.y, arc.z);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, arc.w)
 }
