@@ -24,6 +24,12 @@ pub struct AimParams {
     /// and its squared length: constant per parameter set.
     foot_local: Vec3A,
     foot_sq: f32,
+    /// `forward_local`, `up_local` and `offset_local` as SIMD vectors, and
+    /// `forward·offset` (how far ahead of the joint the aim origin lies).
+    forward_a: Vec3A,
+    up_a: Vec3A,
+    offset_a: Vec3A,
+    offset_ahead: f32,
 }
 
 impl Default for AimParams {
@@ -40,6 +46,10 @@ impl Default for AimParams {
             twist_half_sin_cos: (0.0, 1.0),
             foot_local: Vec3A::ZERO,
             foot_sq: 0.0,
+            forward_a: Vec3A::X,
+            up_a: Vec3A::Y,
+            offset_a: Vec3A::ZERO,
+            offset_ahead: 0.0,
         }
     }
 }
@@ -124,6 +134,10 @@ impl AimParams {
             twist_half_sin_cos: (twist_angle * 0.5).sin_cos(),
             foot_local,
             foot_sq: foot_local.length_squared(),
+            forward_a: forward,
+            up_a: Vec3A::from(up_local),
+            offset_a: offset,
+            offset_ahead: forward.dot(offset),
         })
     }
 
@@ -224,18 +238,18 @@ pub fn solve_aim(
     };
     let inverse = rotation.conjugate();
     let target_local = inverse * Vec3A::from(target_model - joint_model.position);
-    let forward = Vec3A::from(params.forward_local);
-    let up = Vec3A::from(params.up_local);
-    let offset = Vec3A::from(params.offset_local);
+    let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
     let mut target_sq = target_local.length_squared();
     let mut target_local_scaled = target_local;
     let mut offset_error = offset;
+    let mut offset_ahead = params.offset_ahead;
     let mut foot = params.foot_local;
     let mut foot_sq = params.foot_sq;
     if !target_sq.is_finite() {
         // Beyond f32 squared range: only the direction matters for aiming.
         offset_error = Vec3A::ZERO;
+        offset_ahead = 0.0;
         foot = Vec3A::ZERO;
         foot_sq = 0.0;
         target_local_scaled = target_local / target_local.abs().max_element();
@@ -279,8 +293,14 @@ pub fn solve_aim(
             } else {
                 Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0)
             };
-            // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
-            let scale = (plane.length_squared() * swing_sq).sqrt().recip();
+            // |plane · swing| = |plane|·|swing|, and |plane|² = 2·lengths·w: the scale is
+            // ready alongside the product. (Only while `w` is well above its rounding.)
+            let plane_sq = if w > 0.5 * lengths {
+                2.0 * lengths * w
+            } else {
+                plane.length_squared()
+            };
+            let scale = (plane_sq * swing_sq).sqrt().recip();
             (plane * swing) * scale
         } else {
             swing * swing_sq.sqrt().recip()
@@ -295,7 +315,7 @@ pub fn solve_aim(
         // joint's corrected frame: the angle error is 0 ahead of the origin, π behind.
         exact = params.weight >= 1.0;
         if exact {
-            let lead = along - forward.dot(offset_error);
+            let lead = along - offset_ahead;
             if lead < 0.0 {
                 // Behind: leave the (rare) case to the measurement below.
                 exact = false;
