@@ -149,14 +149,16 @@ pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Ve
 }
 
 /// [`constrain_hinge`] for an orthonormal `frame`, also returning the result's coordinates
-/// `(cos, sin)` along the frame's reference and side. A clamped result is the bound's rim
-/// point itself (unit for an orthonormal frame, so not renormalised).
+/// along the frame's reference and side as `(cos, sin, scale)`: the unit coordinates are
+/// `(cos·scale, sin·scale)`, so a caller can combine them before the division is done. A
+/// clamped result is the bound's rim point itself (unit for an orthonormal frame, so not
+/// renormalised).
 #[inline]
 pub(crate) fn constrain_hinge_coords(
     d: Vec3A,
     frame: &HingeFrame,
     hinge: &Hinge,
-) -> (Vec3A, f32, f32) {
+) -> (Vec3A, f32, f32, f32) {
     let along = frame.axis.dot(d);
     let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
     let length_sq = cos_p * cos_p + sin_p * sin_p;
@@ -168,11 +170,11 @@ pub(crate) fn constrain_hinge_coords(
         let (sin_mid, cos_mid) = hinge.mid_sin_cos();
         let length = length_sq.sqrt();
         if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
-            let inverse = length.recip();
             return (
-                (d - frame.axis * along) * inverse,
-                cos_p * inverse,
-                sin_p * inverse,
+                (d - frame.axis * along) / length,
+                cos_p,
+                sin_p,
+                length.recip(),
             );
         }
         let (sin_min, cos_min) = hinge.min_sin_cos();
@@ -183,7 +185,7 @@ pub(crate) fn constrain_hinge_coords(
             (sin_max, cos_max)
         }
     };
-    (frame.reference * c + frame.side * s, c, s)
+    (frame.reference * c + frame.side * s, c, s, 1.0)
 }
 
 /// Shortest-arc rotation taking unit `from` onto unit `to`.

@@ -646,7 +646,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
         let Some(IkJoint::Hinge(h)) = &links[i].joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        let (d, _, _) = constrain_hinge_coords(pos[i + 1] - pos[i], &hinge[i], h);
+        let (d, ..) = constrain_hinge_coords(pos[i + 1] - pos[i], &hinge[i], h);
         dir[i] = d;
         pos[i] = pos[i + 1] - d * length[i];
     }
@@ -673,20 +673,22 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
             unreachable!("hinge chains hold hinges only")
         };
         hinge_carried[i] = frame;
-        let (d, c, sn) = constrain_hinge_coords(pos[i + 1] - pos[i], &frame, h);
+        let (d, c, sn, scale) = constrain_hinge_coords(pos[i + 1] - pos[i], &frame, h);
         dir[i] = d;
         pos[i + 1] = pos[i] + d * length[i];
         if i + 1 < n {
             // Turn from the carried rest direction (c0, s0) to the solved one (c, s): the
             // solved frame is the carried one turned in its plane by that angle, and the next
             // link's carried frame is a fixed combination of the solved frame's vectors,
-            // folded here into combinations of the carried frame's.
+            // folded here into combinations of the carried frame's. The in-plane part is
+            // scaled last, so the combination does not wait for the division.
             let (c0, s0) = rest_cos_sin[i];
             let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
             let carry = |r: Vec3A| {
                 frame.axis * r.x
-                    + frame.reference * (cos * r.y - sin * r.z)
-                    + frame.side * (sin * r.y + cos * r.z)
+                    + (frame.reference * (cos * r.y - sin * r.z)
+                        + frame.side * (sin * r.y + cos * r.z))
+                        * scale
             };
             let [axis, reference, side] = relative[i + 1];
             frame = HingeFrame {
