@@ -124,17 +124,24 @@ pub fn solve_two_bone(
     params: &TwoBoneParams,
 ) -> Result<TwoBoneResult, IkError> {
     let [upper, mid, end] = *joints_model;
-    // One vector test for all inputs: the sum of their components is finite unless some
+    let upper_model = Vec3A::from(upper.position);
+    let mid_model = Vec3A::from(mid.position);
+    let end_model = Vec3A::from(end.position);
+    let target_a = Vec3A::from(target_model);
+    let pole_a = Vec3A::from(pole_model);
+    // One vector test per kind of input: the sum of their components is finite unless some
     // component is not (or the sum overflows, which the detailed checks then clear).
-    let rotation_sum = Vec4::from(upper.rotation) + Vec4::from(mid.rotation);
-    let position_sum = upper.position + mid.position + end.position + target_model + pole_model;
-    let sum = rotation_sum + Vec4::from(end.rotation) + position_sum.extend(0.0);
+    let rotation_sum =
+        Vec4::from(upper.rotation) + Vec4::from(mid.rotation) + Vec4::from(end.rotation);
+    let position_sum = upper_model + mid_model + end_model + target_a + pole_a;
     let lengths_sq = Vec3A::new(
         upper.rotation.length_squared(),
         mid.rotation.length_squared(),
         end.rotation.length_squared(),
     );
-    if !(sum.is_finite() && lengths_sq.cmpgt(Vec3A::splat(1e-12)).all())
+    if !(rotation_sum.is_finite()
+        && position_sum.is_finite()
+        && lengths_sq.cmpgt(Vec3A::splat(1e-12)).all())
         || target_rotation_model.is_some_and(|q| !q.is_finite() || q.length_squared() <= 1e-12)
     {
         check_inputs(
@@ -144,7 +151,7 @@ pub fn solve_two_bone(
             pole_model,
         )?;
     }
-    if pole_model == Vec3::ZERO {
+    if pole_a.cmpeq(Vec3A::ZERO).all() {
         return Err(IkError::InvalidVector {
             name: "pole_model",
             value: pole_model,
@@ -152,16 +159,20 @@ pub fn solve_two_bone(
         });
     }
 
-    let upper_model = Vec3A::from(upper.position);
-    let upper_to_mid_model = Vec3A::from(mid.position) - upper_model;
-    let mid_to_end_model = Vec3A::from(end.position - mid.position);
-    let pole_model = Vec3A::from(pole_model);
+    let upper_to_mid_model = mid_model - upper_model;
+    let mid_to_end_model = end_model - mid_model;
+    let pole_model = pole_a;
     let l1 = upper_to_mid_model.length();
     let l2 = mid_to_end_model.length();
 
     // Target direction and clamped (soft) distance.
-    let to_target_model = Vec3A::from(target_model) - upper_model;
-    let mut distance = to_target_model.length();
+    let to_target_model = target_a - upper_model;
+    let distance_sq = to_target_model.length_squared();
+    let mut distance = distance_sq.sqrt();
+    // The pole's part across the target line straight from the unnormalised target vector
+    // (it does not wait for the direction's division), where `1/distance²` is safe.
+    let early_pole_perp = (distance_sq > 1e-30 && distance_sq < f32::INFINITY)
+        .then(|| pole_model - to_target_model * (pole_model.dot(to_target_model) / distance_sq));
     let dir_model = if distance > 0.0 && distance.is_finite() {
         to_target_model / distance
     } else {
@@ -188,7 +199,8 @@ pub fn solve_two_bone(
     let short = (distance - solved).abs();
 
     // Bend plane: toward the pole, else the current bend, else any perpendicular.
-    let pole_perp = pole_model - dir_model * pole_model.dot(dir_model);
+    let pole_perp =
+        early_pole_perp.unwrap_or_else(|| pole_model - dir_model * pole_model.dot(dir_model));
     let pole_perp_sq = pole_perp.length_squared();
     let bend_model = if pole_perp_sq > 1e-10 * pole_model.length_squared()
         && pole_perp_sq.is_finite()
@@ -237,16 +249,15 @@ pub fn solve_two_bone(
         let inverse_l2 = l2.recip();
         let lower = mid_to_end_model * inverse_l2;
         let new_lower = (dir_model * solved - new_upper_dir_model * l1) * inverse_l2;
-        // `D_upper⁻¹ · new_lower` (glam's product with an unnormalised quaternion scales by
-        // its squared length).
+        // `D_upper⁻¹ · new_lower` scaled by |D_upper|² (glam's product with an unnormalised
+        // quaternion), which only scales the arc: it is normalised at the end.
         let back = delta_upper.conjugate();
-        let new_lower_rest = (back * new_lower) / delta_upper_sq;
-        arc_unnormalised(
+        arc_scaled(
             lower,
-            new_lower_rest,
-            back * hinge_axis_model / delta_upper_sq,
+            back * new_lower,
+            delta_upper_sq,
+            back * hinge_axis_model,
         )
-        .0
     } else {
         Quat::IDENTITY
     };
@@ -317,10 +328,25 @@ fn arc_unnormalised(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> (Quat, f32)
     (q, q.length_squared())
 }
 
+/// Shortest arc from unit `from` to `to_scaled = scale · to` (unit `to`, `scale > 0`), scaled
+/// by `scale` (unnormalised): `(from × to_scaled, scale + from·to_scaled)`; near-opposite, the
+/// normalised [`shortest_arc_a`] with `fallback_scaled` (also scaled by `scale`).
+#[inline]
+fn arc_scaled(from: Vec3A, to_scaled: Vec3A, scale: f32, fallback_scaled: Vec3A) -> Quat {
+    let w = scale + from.dot(to_scaled);
+    if w < 1e-3 * scale {
+        return shortest_arc_a(from, to_scaled / scale, fallback_scaled / scale);
+    }
+    let axis = from.cross(to_scaled);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, w)
+}
+
 /// The unit rotation `R⁻¹ · q · R` for unit `R` and any-length `q`: `q`'s axis part turned
-/// into `R`'s frame, normalised.
+/// into `R`'s frame, normalised (by `q`'s own length, which the turn keeps, so the square
+/// root runs alongside the turn).
 #[inline]
 fn local_arc(rotation: Quat, q: Quat) -> Quat {
+    let scale = q.length_squared().sqrt().recip();
     let axis = rotation.conjugate() * Vec3A::new(q.x, q.y, q.z);
-    Quat::from_xyzw(axis.x, axis.y, axis.z, q.w).normalize()
+    Quat::from_xyzw(axis.x, axis.y, axis.z, q.w) * scale
 }
