@@ -304,7 +304,7 @@ fn check_inputs(
 }
 
 /// `q` normalised given its squared length, skipping the square root when it is already
-/// unit to f32 precision (as [`unit`]).
+/// unit to f32 precision (as [`unit()`]).
 #[inline]
 fn unit_from(q: Quat, length_sq: f32) -> Quat {
     if (length_sq - 1.0).abs() <= 4.0 * f32::EPSILON {
