@@ -4,7 +4,7 @@
 
 use core::f32::consts::PI;
 
-use glam::{Quat, Vec3, Vec3A, Vec4};
+use glam::{Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
@@ -237,7 +237,10 @@ pub fn solve_aim(
         joint_model.rotation * rotation_sq.sqrt().recip()
     };
     let inverse = rotation.conjugate();
-    let target_local = inverse * Vec3A::from(target_model - joint_model.position);
+    // As a matrix: built from the rotation alone (off the target's dependency chain), it
+    // turns the target in three multiply-adds.
+    let inverse_matrix = Mat3A::from_quat(inverse);
+    let target_local = inverse_matrix * Vec3A::from(target_model - joint_model.position);
     let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
     let mut target_sq = target_local.length_squared();
@@ -279,7 +282,7 @@ pub fn solve_aim(
         };
         let swing_sq = swing.length_squared();
         // Turn about the aim line so the forward/up plane contains the pole.
-        let pole_local = inverse * Vec3A::from(pole_model);
+        let pole_local = inverse_matrix * Vec3A::from(pole_model);
         let pole_normal = target_dir.cross(pole_local);
         // `swing · up · swing⁻¹` scaled by |swing|², which the normals' ratio ignores.
         let joint_normal = target_dir.cross(rotate_scaled(swing, up));
