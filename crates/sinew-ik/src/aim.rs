@@ -4,7 +4,7 @@
 
 use core::f32::consts::PI;
 
-use glam::{Quat, Vec3, Vec3A};
+use glam::{Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
@@ -24,6 +24,12 @@ pub struct AimParams {
     /// and its squared length: constant per parameter set.
     foot_local: Vec3A,
     foot_sq: f32,
+    /// `forward_local`, `up_local` and `offset_local` as SIMD vectors, and
+    /// `forward·offset` (how far ahead of the joint the aim origin lies).
+    forward_a: Vec3A,
+    up_a: Vec3A,
+    offset_a: Vec3A,
+    offset_ahead: f32,
 }
 
 impl Default for AimParams {
@@ -40,6 +46,10 @@ impl Default for AimParams {
             twist_half_sin_cos: (0.0, 1.0),
             foot_local: Vec3A::ZERO,
             foot_sq: 0.0,
+            forward_a: Vec3A::X,
+            up_a: Vec3A::Y,
+            offset_a: Vec3A::ZERO,
+            offset_ahead: 0.0,
         }
     }
 }
@@ -124,6 +134,10 @@ impl AimParams {
             twist_half_sin_cos: (twist_angle * 0.5).sin_cos(),
             foot_local,
             foot_sq: foot_local.length_squared(),
+            forward_a: forward,
+            up_a: Vec3A::from(up_local),
+            offset_a: offset,
+            offset_ahead: forward.dot(offset),
         })
     }
 
@@ -174,7 +188,9 @@ pub struct AimResult {
     /// not affect it (as ozz).
     pub reached: bool,
     /// Angle, radians, between the corrected aim line and the direction from the corrected
-    /// aim origin to the target (after weight and cone).
+    /// aim origin to the target (after weight and cone). When the target is reached at full
+    /// weight with the target ahead of the aim origin, the line passes through the target
+    /// by construction and this is exactly `0`; otherwise it is measured.
     pub angle_error: f32,
 }
 
@@ -203,25 +219,40 @@ pub fn solve_aim(
     pole_model: Vec3,
     params: &AimParams,
 ) -> Result<AimResult, IkError> {
-    check_vec("joint_model.position", 0, joint_model.position)?;
-    check_quat("joint_model.rotation", 0, joint_model.rotation)?;
-    check_vec("target_model", 0, target_model)?;
-    check_vec("pole_model", 0, pole_model)?;
+    // One vector test for all inputs: the sum of their components is finite unless some
+    // component is not (or the sum overflows, which the detailed checks then clear).
+    let rotation_sq = joint_model.rotation.length_squared();
+    let sum = Vec4::from(joint_model.rotation)
+        + (joint_model.position + target_model + pole_model).extend(0.0);
+    if !(sum.is_finite() && rotation_sq > 1e-12) {
+        check_vec("joint_model.position", 0, joint_model.position)?;
+        check_quat("joint_model.rotation", 0, joint_model.rotation)?;
+        check_vec("target_model", 0, target_model)?;
+        check_vec("pole_model", 0, pole_model)?;
+    }
 
-    let inverse = unit(joint_model.rotation).conjugate();
-    let target_local = inverse * Vec3A::from(target_model - joint_model.position);
-    let forward = Vec3A::from(params.forward_local);
-    let up = Vec3A::from(params.up_local);
-    let offset = Vec3A::from(params.offset_local);
+    let rotation = if (rotation_sq - 1.0).abs() <= 4.0 * f32::EPSILON {
+        joint_model.rotation
+    } else {
+        joint_model.rotation * rotation_sq.sqrt().recip()
+    };
+    let inverse = rotation.conjugate();
+    // As a matrix: built from the rotation alone (off the target's dependency chain), it
+    // turns the target in three multiply-adds.
+    let inverse_matrix = Mat3A::from_quat(inverse);
+    let target_local = inverse_matrix * Vec3A::from(target_model - joint_model.position);
+    let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
     let mut target_sq = target_local.length_squared();
     let mut target_local_scaled = target_local;
     let mut offset_error = offset;
+    let mut offset_ahead = params.offset_ahead;
     let mut foot = params.foot_local;
     let mut foot_sq = params.foot_sq;
     if !target_sq.is_finite() {
         // Beyond f32 squared range: only the direction matters for aiming.
         offset_error = Vec3A::ZERO;
+        offset_ahead = 0.0;
         foot = Vec3A::ZERO;
         foot_sq = 0.0;
         target_local_scaled = target_local / target_local.abs().max_element();
@@ -231,24 +262,27 @@ pub fn solve_aim(
     let along_sq = target_sq - foot_sq;
     let mut reached = along_sq >= 0.0 && target_sq > 0.0;
     let mut correction = Quat::IDENTITY;
+    // Whether `correction` still has to be normalised and the angle error measured.
+    let mut exact = false;
     if reached {
         // One reciprocal for both unit vectors; the two square roots run in parallel.
+        let along = along_sq.sqrt();
         let inverse_length = target_sq.sqrt().recip();
         let target_dir = target_local_scaled * inverse_length;
         // |foot + forward·along| = |target| by construction.
-        let offsetted = (foot + forward * along_sq.sqrt()) * inverse_length;
+        let offsetted = (foot + forward * along) * inverse_length;
         // Shortest arc offsetted → target, left unnormalised (half-angle form): the plane
         // step below only needs directions, and the product is normalised once.
-        let axis = offsetted.cross(target_dir);
         let w = 1.0 + offsetted.dot(target_dir);
         let swing = if w < 1e-3 {
             shortest_arc_a(offsetted, target_dir, up)
         } else {
+            let axis = offsetted.cross(target_dir);
             Quat::from_xyzw(axis.x, axis.y, axis.z, w)
         };
         let swing_sq = swing.length_squared();
         // Turn about the aim line so the forward/up plane contains the pole.
-        let pole_local = inverse * Vec3A::from(pole_model);
+        let pole_local = inverse_matrix * Vec3A::from(pole_model);
         let pole_normal = target_dir.cross(pole_local);
         // `swing · up · swing⁻¹` scaled by |swing|², which the normals' ratio ignores.
         let joint_normal = target_dir.cross(rotate_scaled(swing, up));
@@ -262,14 +296,33 @@ pub fn solve_aim(
             } else {
                 Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0)
             };
-            (plane * swing).normalize()
+            // |plane · swing| = |plane|·|swing|, and |plane|² = 2·lengths·w: the scale is
+            // ready alongside the product. (Only while `w` is well above its rounding.)
+            let plane_sq = if w > 0.5 * lengths {
+                2.0 * lengths * w
+            } else {
+                plane.length_squared()
+            };
+            let scale = (plane_sq * swing_sq).sqrt().recip();
+            (plane * swing) * scale
         } else {
-            swing.normalize()
+            swing * swing_sq.sqrt().recip()
         };
         if params.twist_angle != 0.0 {
             let (sin, cos) = params.twist_half_sin_cos;
             let v = target_dir * sin;
             correction = Quat::from_xyzw(v.x, v.y, v.z, cos) * correction;
+        }
+        // Every factor after the swing turns about the aim line, so the corrected aim line
+        // runs from the corrected origin along `forward · (along − forward·offset)` in the
+        // joint's corrected frame: the angle error is 0 ahead of the origin, π behind.
+        exact = params.weight >= 1.0;
+        if exact {
+            let lead = along - offset_ahead;
+            if lead < 0.0 {
+                // Behind: leave the (rare) case to the measurement below.
+                exact = false;
+            }
         }
     }
     if let Some((_, cos, sin)) = params.cone {
@@ -279,7 +332,15 @@ pub fn solve_aim(
             let limited = limit_cone(new_forward, forward, cos, sin);
             correction = shortest_arc_a(forward, limited, up) * twist;
             reached = false;
+            exact = false;
         }
+    }
+    if exact {
+        return Ok(AimResult {
+            correction,
+            reached,
+            angle_error: 0.0,
+        });
     }
     if params.weight < 1.0 {
         correction = Quat::IDENTITY.slerp(correction, params.weight);

@@ -127,8 +127,8 @@ pub struct CcdScratch {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum LinkKind {
     Free,
-    /// saba's `SolvePlane`: one axis (index) with its range.
-    Plane(usize, f32, f32),
+    /// saba's `SolvePlane`: one axis (unit vector) with its range.
+    Plane(Vec3A, f32, f32),
     Box(RotationLimit),
 }
 
@@ -260,7 +260,9 @@ pub fn solve_ccd(
         s.kind[i] = match &link.limit {
             None => LinkKind::Free,
             Some(limit) => match limit.single_axis() {
-                Some(axis) => LinkKind::Plane(axis, limit.min()[axis], limit.max()[axis]),
+                Some(axis) => {
+                    LinkKind::Plane(Vec3A::AXES[axis], limit.min()[axis], limit.max()[axis])
+                }
                 None => LinkKind::Box(*limit),
             },
         };
@@ -311,13 +313,16 @@ pub fn solve_ccd(
     for iteration in 0..params.iterations {
         iterations += 1;
         // Forward kinematics of the links (ancestors stay valid during the tip→base sweep).
+        // Link 0's parent frame is its offset itself (`identity · offset`).
         let mut parent_rotation = Quat::IDENTITY;
         let mut position = base_model;
         for i in 0..n {
-            if i > 0 {
+            let parent = if i > 0 {
                 position += parent_rotation * position_offset[i];
-            }
-            let parent = parent_rotation * parent_offset[i];
+                parent_rotation * parent_offset[i]
+            } else {
+                parent_offset[0]
+            };
             parent_model[i] = parent;
             parent_rotation = parent * local[i];
             rotation_model[i] = parent_rotation;
@@ -330,15 +335,22 @@ pub fn solve_ccd(
             let inverse = rotation_model[i].conjugate();
             let effector_local = inverse * (effector - link_position);
             let target_local = inverse * (target_a - link_position);
-            let (Some(e), Some(t)) = (effector_local.try_normalize(), target_local.try_normalize())
-            else {
+            // `try_normalize` of both: the same reciprocal lengths, with float tests for
+            // "finite and positive".
+            let effector_rcp = 1.0 / effector_local.length_squared().sqrt();
+            let target_rcp = 1.0 / target_local.length_squared().sqrt();
+            if !(effector_rcp > 0.0
+                && effector_rcp < f32::INFINITY
+                && target_rcp > 0.0
+                && target_rcp < f32::INFINITY)
+            {
                 continue;
-            };
+            }
+            let (e, t) = (effector_local * effector_rcp, target_local * target_rcp);
             let dot = e.dot(t).clamp(-1.0, 1.0);
             let new_local = match kind[i] {
-                LinkKind::Plane(axis_index, lo, hi) => {
+                LinkKind::Plane(axis, lo, hi) => {
                     let angle = dot.acos().min(unit);
-                    let axis = Vec3A::AXES[axis_index];
                     // saba compares `(R(+angle)·e)·t > (R(−angle)·e)·t`; the difference is
                     // `2·sin(angle)·((axis × e)·t)` with `sin(angle) >= 0`, so its sign decides.
                     let plus = angle > 0.0 && axis.cross(e).dot(t) > 0.0;

@@ -19,10 +19,58 @@ pub(crate) fn limit_cone(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
         return d;
     }
     let perp = d - axis * c;
+    let perp_sq = perp.length_squared();
+    if perp_sq >= 1e-2 {
+        // Well away from ±axis, `perp` is orthogonal to `axis` to rounding, so the rim point
+        // is unit without a second normalisation.
+        return axis * cos + perp * (sin / perp_sq.sqrt());
+    }
+    limit_cone_near_axis(perp, axis, cos, sin)
+}
+
+/// [`limit_cone`] for a `d` within ~6° of `±axis`, where `perp` has lost digits.
+#[inline]
+fn limit_cone_near_axis(perp: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
     let perp_n = perp
         .try_normalize()
         .unwrap_or_else(|| axis.any_orthonormal_vector());
     (axis * cos + perp_n * sin).normalize_or(axis)
+}
+
+/// `v` normalised (or `fallback` when `v` is zero or not finite, as `try_normalize`) and then
+/// limited as [`limit_cone`]; a `v` outside is taken to the rim from its unnormalised part
+/// across `axis`.
+#[inline]
+pub(crate) fn normalize_limit_cone(
+    v: Vec3A,
+    fallback: Vec3A,
+    axis: Vec3A,
+    cos: f32,
+    sin: f32,
+) -> Vec3A {
+    let length_sq = v.length_squared();
+    if !(length_sq > 0.0 && length_sq < f32::INFINITY) {
+        return limit_cone_cold(fallback, axis, cos, sin);
+    }
+    // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
+    let a = v.dot(axis);
+    let length = length_sq.sqrt();
+    if a >= cos * length {
+        return v / length;
+    }
+    let perp = v - axis * a;
+    let perp_sq = perp.length_squared();
+    if perp_sq >= 1e-2 * length_sq {
+        return axis * cos + perp * (sin / perp_sq.sqrt());
+    }
+    limit_cone(v / length, axis, cos, sin)
+}
+
+/// [`limit_cone`] out of line, for rare paths.
+#[cold]
+#[inline(never)]
+fn limit_cone_cold(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
+    limit_cone(d, axis, cos, sin)
 }
 
 /// A hinge's unit axis, reference (angle 0) and side (`axis × reference`, angle +π/2).
@@ -98,6 +146,46 @@ pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Ve
         }
     };
     (frame.reference * c + frame.side * s).normalize_or(frame.reference)
+}
+
+/// [`constrain_hinge`] for an orthonormal `frame`, also returning the result's coordinates
+/// along the frame's reference and side as `(cos, sin, scale)`: the unit coordinates are
+/// `(cos·scale, sin·scale)`, so a caller can combine them before the division is done. A
+/// clamped result is the bound's rim point itself (unit for an orthonormal frame, so not
+/// renormalised).
+#[inline]
+pub(crate) fn constrain_hinge_coords(
+    d: Vec3A,
+    frame: &HingeFrame,
+    hinge: &Hinge,
+) -> (Vec3A, f32, f32, f32) {
+    let along = frame.axis.dot(d);
+    let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
+    let length_sq = cos_p * cos_p + sin_p * sin_p;
+    let degenerate = length_sq.partial_cmp(&(EPS_SQ * (length_sq + along * along).max(1e-30)))
+        != Some(core::cmp::Ordering::Greater);
+    let (s, c) = if degenerate {
+        0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
+    } else {
+        let (sin_mid, cos_mid) = hinge.mid_sin_cos();
+        let length = length_sq.sqrt();
+        if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
+            return (
+                (d - frame.axis * along) / length,
+                cos_p,
+                sin_p,
+                length.recip(),
+            );
+        }
+        let (sin_min, cos_min) = hinge.min_sin_cos();
+        let (sin_max, cos_max) = hinge.max_sin_cos();
+        if cos_p * cos_min + sin_p * sin_min >= cos_p * cos_max + sin_p * sin_max {
+            (sin_min, cos_min)
+        } else {
+            (sin_max, cos_max)
+        }
+    };
+    (frame.reference * c + frame.side * s, c, s, 1.0)
 }
 
 /// Shortest-arc rotation taking unit `from` onto unit `to`.

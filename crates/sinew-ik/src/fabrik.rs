@@ -8,7 +8,8 @@ use glam::{Mat3A, Quat, Vec3, Vec3A};
 
 use crate::chain::{check_joints, check_len, check_vec, correction_from_delta, unit};
 use crate::direction::{
-    constrain_hinge, limit_cone, safe_direction, safe_length, shortest_arc_a, HingeFrame,
+    constrain_hinge, constrain_hinge_coords, limit_cone, normalize_limit_cone, safe_direction,
+    safe_length, shortest_arc_a, HingeFrame,
 };
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
 
@@ -152,7 +153,15 @@ pub struct FabrikScratch {
     hinge_relative: Vec<[Vec3A; 3]>,
     /// Hinge chains: `(cos, sin)` of the rest direction's angle in its own hinge frame.
     hinge_rest_cos_sin: Vec<(f32, f32)>,
+    /// Rotor chains: `(cos, sin)` of link `i`'s own rotor, [`NO_CONE`] without one.
+    cone_own: Vec<(f32, f32)>,
+    /// Rotor chains: `(cos, sin)` of the rotor the backward pass holds segment `i` in (the
+    /// next link's, when that segment is non-zero), [`NO_CONE`] without one.
+    cone_next: Vec<(f32, f32)>,
 }
+
+/// A cone no direction leaves (`cos` below any dot product of unit vectors).
+const NO_CONE: (f32, f32) = (-2.0, 0.0);
 
 impl FabrikScratch {
     /// Empty scratch; the first solve sizes it.
@@ -191,6 +200,8 @@ impl FabrikScratch {
         fit(&mut self.best_delta_model, n, Quat::IDENTITY);
         fit(&mut self.hinge_relative, n, [Vec3A::ZERO; 3]);
         fit(&mut self.hinge_rest_cos_sin, n, (1.0, 0.0));
+        fit(&mut self.cone_own, n, NO_CONE);
+        fit(&mut self.cone_next, n, NO_CONE);
     }
 }
 
@@ -368,6 +379,21 @@ pub fn solve_fabrik(
     }
 
     let (cap_sin, cap_cos) = params.step_sin_cos;
+    // Rotors and free links only, no cap: the passes read each link's cones from two arrays.
+    let rotor_chain = !frames && !capped;
+    if rotor_chain {
+        let cone = |link: &FabrikLink| match &link.joint {
+            Some(IkJoint::Rotor(r)) => (r.cos(), r.sin()),
+            _ => NO_CONE,
+        };
+        for i in 0..n {
+            s.cone_own[i] = cone(&links[i]);
+            s.cone_next[i] = match links.get(i + 1) {
+                Some(next) if s.length[i + 1] > 0.0 => cone(next),
+                _ => NO_CONE,
+            };
+        }
+    }
     // Unconstrained FABRIK always converges on reachable targets, only slowly near full
     // extension or full fold, so only constrained chains stop on a stall.
     let stall = frames || constrained || capped;
@@ -381,11 +407,15 @@ pub fn solve_fabrik(
         }
         if hinge_chain {
             backward_pass_hinges(links, s, solve_target_model);
+        } else if rotor_chain {
+            backward_pass_rotors(s, n, solve_target_model);
         } else {
             backward_pass(links, s, solve_target_model);
         }
         if hinge_chain {
             forward_pass_hinges(links, s, base_model);
+        } else if rotor_chain {
+            forward_pass_rotors(s, n, base_model);
         } else {
             forward_pass(
                 joints_model,
@@ -561,6 +591,48 @@ fn forward_pass(
     }
 }
 
+/// [`backward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
+    let length = &s.length[..n];
+    let cone_next = &s.cone_next[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    pos[n] = target_model;
+    let mut next_dir = Vec3A::ZERO;
+    for i in (0..n).rev() {
+        if length[i] == 0.0 {
+            pos[i] = pos[i + 1];
+            continue;
+        }
+        let (cos, sin) = cone_next[i];
+        // With no cone (`cos` = −2) the axis is never read.
+        let d = normalize_limit_cone(pos[i + 1] - pos[i], dir[i], next_dir, cos, sin);
+        dir[i] = d;
+        next_dir = d;
+        pos[i] = pos[i + 1] - d * length[i];
+    }
+}
+
+/// [`forward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
+    let length = &s.length[..n];
+    let cone_own = &s.cone_own[..n];
+    let pos = &mut s.pos_model[..=n];
+    let dir = &mut s.dir_model[..n];
+    pos[0] = base_model;
+    let mut axis = s.dir0_model[0];
+    for i in 0..n {
+        let mut d = dir[i];
+        if length[i] > 0.0 {
+            let (cos, sin) = cone_own[i];
+            d = normalize_limit_cone(pos[i + 1] - pos[i], d, axis, cos, sin);
+            dir[i] = d;
+        }
+        axis = d;
+        pos[i + 1] = pos[i] + d * length[i];
+    }
+}
+
 /// [`backward_pass`] for a chain of plain hinges: each segment projected into its own carried
 /// hinge plane and range.
 fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3A) {
@@ -574,7 +646,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
         let Some(IkJoint::Hinge(h)) = &links[i].joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        let d = constrain_hinge(pos[i + 1] - pos[i], &hinge[i], h);
+        let (d, ..) = constrain_hinge_coords(pos[i + 1] - pos[i], &hinge[i], h);
         dir[i] = d;
         pos[i] = pos[i + 1] - d * length[i];
     }
@@ -600,28 +672,31 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
         let Some(IkJoint::Hinge(h)) = &link.joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        if i > 0 {
-            let basis = Mat3A::from_cols(frame.axis, frame.reference, frame.side);
-            let [axis, reference, side] = relative[i];
-            frame = HingeFrame {
-                axis: basis * axis,
-                reference: basis * reference,
-                side: basis * side,
-            };
-        }
         hinge_carried[i] = frame;
-        let d = constrain_hinge(pos[i + 1] - pos[i], &frame, h);
-        // Turn from the carried rest direction (c0, s0) to the solved one (c, s).
-        let (c0, s0) = rest_cos_sin[i];
-        let (c, sn) = (frame.reference.dot(d), frame.side.dot(d));
-        let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
-        frame = HingeFrame {
-            axis: frame.axis,
-            reference: frame.reference * cos + frame.side * sin,
-            side: frame.side * cos - frame.reference * sin,
-        };
+        let (d, c, sn, scale) = constrain_hinge_coords(pos[i + 1] - pos[i], &frame, h);
         dir[i] = d;
         pos[i + 1] = pos[i] + d * length[i];
+        if i + 1 < n {
+            // Turn from the carried rest direction (c0, s0) to the solved one (c, s): the
+            // solved frame is the carried one turned in its plane by that angle, and the next
+            // link's carried frame is a fixed combination of the solved frame's vectors,
+            // folded here into combinations of the carried frame's. The in-plane part is
+            // scaled last, so the combination does not wait for the division.
+            let (c0, s0) = rest_cos_sin[i];
+            let (cos, sin) = (c * c0 + sn * s0, sn * c0 - c * s0);
+            let carry = |r: Vec3A| {
+                frame.axis * r.x
+                    + (frame.reference * (cos * r.y - sin * r.z)
+                        + frame.side * (sin * r.y + cos * r.z))
+                        * scale
+            };
+            let [axis, reference, side] = relative[i + 1];
+            frame = HingeFrame {
+                axis: carry(axis),
+                reference: carry(reference),
+                side: carry(side),
+            };
+        }
     }
 }
 
@@ -634,11 +709,13 @@ fn write_hinge_corrections(
 ) {
     let mut parent = Quat::IDENTITY;
     for (i, c) in corrections_local.iter_mut().enumerate() {
-        let axis = parent * s.hinge_model[i].axis;
-        let delta =
-            unit(shortest_arc_a(parent * s.dir0_model[i], s.best_dir_model[i], axis) * parent);
-        *c = correction_from_delta(unit(joints_model[i].rotation), parent, delta);
-        parent = delta;
+        *c = arc_correction(
+            &mut parent,
+            unit(joints_model[i].rotation),
+            s.dir0_model[i],
+            s.best_dir_model[i],
+            s.hinge_model[i].axis,
+        );
     }
 }
 
@@ -650,14 +727,45 @@ fn write_arc_corrections(
 ) {
     let mut parent = Quat::IDENTITY;
     for (i, c) in corrections_local.iter_mut().enumerate() {
-        let delta = if s.length[i] > 0.0 {
-            unit(
-                shortest_arc_a(parent * s.dir0_model[i], s.best_dir_model[i], Vec3A::ZERO) * parent,
+        *c = if s.length[i] > 0.0 {
+            arc_correction(
+                &mut parent,
+                unit(joints_model[i].rotation),
+                s.dir0_model[i],
+                s.best_dir_model[i],
+                Vec3A::ZERO,
             )
         } else {
-            parent
+            Quat::IDENTITY
         };
-        *c = correction_from_delta(unit(joints_model[i].rotation), parent, delta);
-        parent = delta;
     }
+}
+
+/// One link of a chained shortest-arc solution: `parent` is `D_{i-1}` on entry and `D_i` on
+/// exit, where `D_i` turns the carried rest direction `D_{i-1}·rest` onto `solved`. Returns the
+/// local correction `R⁻¹·D_{i-1}⁻¹·D_i·R`.
+///
+/// `D_{i-1}⁻¹·D_i` is the shortest arc from `rest` to `D_{i-1}⁻¹·solved` (the model-space arc
+/// seen from the parent's rest frame), and the correction is that arc with its axis turned
+/// into the link's frame: one rotation each way, one normalisation.
+/// `fallback_axis` (in the rest frame) is [`shortest_arc_a`]'s.
+#[inline]
+fn arc_correction(
+    parent: &mut Quat,
+    rotation: Quat,
+    rest: Vec3A,
+    solved: Vec3A,
+    fallback_axis: Vec3A,
+) -> Quat {
+    let to = parent.conjugate() * solved;
+    let w = 1.0 + rest.dot(to);
+    let arc = if w < 1e-3 {
+        shortest_arc_a(rest, to, fallback_axis)
+    } else {
+        let v = rest.cross(to);
+        Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+    };
+    *parent = unit(*parent * arc);
+    let axis = rotation.conjugate() * Vec3A::new(arc.x, arc.y, arc.z);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, arc.w)
 }

@@ -1,9 +1,9 @@
 //! Analytic two-bone IK for arms and legs: ik3d's "How a limb reaches", with ozz
 //! `IKTwoBoneJob`'s weight and soft reach.
 
-use glam::{Quat, Vec3, Vec3A};
+use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use crate::chain::{check_quat, check_vec, correction_from_delta, unit};
+use crate::chain::{check_quat, check_vec, unit};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::{ChainJoint, IkError};
 
@@ -123,16 +123,35 @@ pub fn solve_two_bone(
     pole_model: Vec3,
     params: &TwoBoneParams,
 ) -> Result<TwoBoneResult, IkError> {
-    for (i, j) in joints_model.iter().enumerate() {
-        check_vec("joints_model.position", i, j.position)?;
-        check_quat("joints_model.rotation", i, j.rotation)?;
+    let [upper, mid, end] = *joints_model;
+    let upper_model = Vec3A::from(upper.position);
+    let mid_model = Vec3A::from(mid.position);
+    let end_model = Vec3A::from(end.position);
+    let target_a = Vec3A::from(target_model);
+    let pole_a = Vec3A::from(pole_model);
+    // One vector test per kind of input: the sum of their components is finite unless some
+    // component is not (or the sum overflows, which the detailed checks then clear).
+    let rotation_sum =
+        Vec4::from(upper.rotation) + Vec4::from(mid.rotation) + Vec4::from(end.rotation);
+    let position_sum = upper_model + mid_model + end_model + target_a + pole_a;
+    let lengths_sq = Vec3A::new(
+        upper.rotation.length_squared(),
+        mid.rotation.length_squared(),
+        end.rotation.length_squared(),
+    );
+    if !(rotation_sum.is_finite()
+        && position_sum.is_finite()
+        && lengths_sq.cmpgt(Vec3A::splat(1e-12)).all())
+        || target_rotation_model.is_some_and(|q| !q.is_finite() || q.length_squared() <= 1e-12)
+    {
+        check_inputs(
+            joints_model,
+            target_model,
+            target_rotation_model,
+            pole_model,
+        )?;
     }
-    check_vec("target_model", 0, target_model)?;
-    check_vec("pole_model", 0, pole_model)?;
-    if let Some(q) = target_rotation_model {
-        check_quat("target_rotation_model", 0, q)?;
-    }
-    if pole_model == Vec3::ZERO {
+    if pole_a.cmpeq(Vec3A::ZERO).all() {
         return Err(IkError::InvalidVector {
             name: "pole_model",
             value: pole_model,
@@ -140,17 +159,20 @@ pub fn solve_two_bone(
         });
     }
 
-    let [upper, mid, end] = *joints_model;
-    let upper_model = Vec3A::from(upper.position);
-    let upper_to_mid_model = Vec3A::from(mid.position) - upper_model;
-    let mid_to_end_model = Vec3A::from(end.position - mid.position);
-    let pole_model = Vec3A::from(pole_model);
+    let upper_to_mid_model = mid_model - upper_model;
+    let mid_to_end_model = end_model - mid_model;
+    let pole_model = pole_a;
     let l1 = upper_to_mid_model.length();
     let l2 = mid_to_end_model.length();
 
     // Target direction and clamped (soft) distance.
-    let to_target_model = Vec3A::from(target_model) - upper_model;
-    let mut distance = to_target_model.length();
+    let to_target_model = target_a - upper_model;
+    let distance_sq = to_target_model.length_squared();
+    let mut distance = distance_sq.sqrt();
+    // The pole's part across the target line straight from the unnormalised target vector
+    // (it does not wait for the direction's division), where `1/distance²` is safe.
+    let early_pole_perp = (distance_sq > 1e-30 && distance_sq < f32::INFINITY)
+        .then(|| pole_model - to_target_model * (pole_model.dot(to_target_model) / distance_sq));
     let dir_model = if distance > 0.0 && distance.is_finite() {
         to_target_model / distance
     } else {
@@ -177,7 +199,8 @@ pub fn solve_two_bone(
     let short = (distance - solved).abs();
 
     // Bend plane: toward the pole, else the current bend, else any perpendicular.
-    let pole_perp = pole_model - dir_model * pole_model.dot(dir_model);
+    let pole_perp =
+        early_pole_perp.unwrap_or_else(|| pole_model - dir_model * pole_model.dot(dir_model));
     let pole_perp_sq = pole_perp.length_squared();
     let bend_model = if pole_perp_sq > 1e-10 * pole_model.length_squared()
         && pole_perp_sq.is_finite()
@@ -204,32 +227,50 @@ pub fn solve_two_bone(
     let new_upper_dir_model = dir_model * cos_a + bend_model * sin_a;
     let hinge_axis_model = bend_model.cross(dir_model);
 
-    let delta_upper = if l1 > 0.0 {
-        shortest_arc_a(
+    // Each correction is its model-space delta seen from the bone's frame: for the upper
+    // bone `R⁻¹·D·R`, the shortest arc with its axis turned into the bone's frame; for the
+    // middle bone `R⁻¹·D_upper⁻¹·arc·D_upper·R`, the shortest arc from the rest lower
+    // direction to the new one turned back by `D_upper`, its axis in the bone's frame.
+    let upper_rotation = unit_from(upper.rotation, lengths_sq.x);
+    let mid_rotation = unit_from(mid.rotation, lengths_sq.y);
+    let end_rotation = unit_from(end.rotation, lengths_sq.z);
+    // The upper delta unnormalised, `(axis, w)` with `|q|² = 2w` up to rounding.
+    let (delta_upper, delta_upper_sq) = if l1 > 0.0 {
+        arc_unnormalised(
             upper_to_mid_model / l1,
             new_upper_dir_model,
             hinge_axis_model,
         )
     } else {
+        (Quat::IDENTITY, 1.0)
+    };
+    let upper_correction = local_arc(upper_rotation, delta_upper);
+    let mid_arc = if l2 > 0.0 {
+        let inverse_l2 = l2.recip();
+        let lower = mid_to_end_model * inverse_l2;
+        let new_lower = (dir_model * solved - new_upper_dir_model * l1) * inverse_l2;
+        // `D_upper⁻¹ · new_lower` scaled by |D_upper|² (glam's product with an unnormalised
+        // quaternion), which only scales the arc: it is normalised at the end.
+        let back = delta_upper.conjugate();
+        arc_scaled(
+            lower,
+            back * new_lower,
+            delta_upper_sq,
+            back * hinge_axis_model,
+        )
+    } else {
         Quat::IDENTITY
     };
-    let delta_mid = if l2 > 0.0 {
-        let carried = delta_upper * (mid_to_end_model / l2);
-        let new_lower = (dir_model * solved - new_upper_dir_model * l1) / l2;
-        shortest_arc_a(carried, new_lower, hinge_axis_model) * delta_upper
-    } else {
-        delta_upper
+    let mid_correction = local_arc(mid_rotation, mid_arc);
+    let end_correction = match target_rotation_model {
+        // `R⁻¹ · D_mid⁻¹ · T` with `D_mid = D_upper · arc` (the arc as above, in rest frame).
+        Some(q) => {
+            let delta_mid = delta_upper.normalize() * mid_arc.normalize();
+            (end_rotation.conjugate() * delta_mid.conjugate() * unit(q)).normalize()
+        }
+        None => Quat::IDENTITY,
     };
-    let end_rotation = unit(end.rotation);
-    let delta_end = match target_rotation_model {
-        Some(q) => unit(q) * end_rotation.inverse(),
-        None => delta_mid,
-    };
-    let mut corrections = [
-        correction_from_delta(unit(upper.rotation), Quat::IDENTITY, delta_upper),
-        correction_from_delta(unit(mid.rotation), delta_upper, delta_mid),
-        correction_from_delta(end_rotation, delta_mid, delta_end),
-    ];
+    let mut corrections = [upper_correction, mid_correction, end_correction];
     if params.weight < 1.0 {
         for c in &mut corrections {
             *c = Quat::IDENTITY.slerp(*c, params.weight).normalize();
@@ -240,4 +281,72 @@ pub fn solve_two_bone(
         short,
         reached: short == 0.0,
     })
+}
+
+/// The detailed input checks, naming the first bad value.
+#[cold]
+fn check_inputs(
+    joints_model: &[ChainJoint; 3],
+    target_model: Vec3,
+    target_rotation_model: Option<Quat>,
+    pole_model: Vec3,
+) -> Result<(), IkError> {
+    for (i, j) in joints_model.iter().enumerate() {
+        check_vec("joints_model.position", i, j.position)?;
+        check_quat("joints_model.rotation", i, j.rotation)?;
+    }
+    check_vec("target_model", 0, target_model)?;
+    check_vec("pole_model", 0, pole_model)?;
+    if let Some(q) = target_rotation_model {
+        check_quat("target_rotation_model", 0, q)?;
+    }
+    Ok(())
+}
+
+/// `q` normalised given its squared length, skipping the square root when it is already
+/// unit to f32 precision (as [`unit()`]).
+#[inline]
+fn unit_from(q: Quat, length_sq: f32) -> Quat {
+    if (length_sq - 1.0).abs() <= 4.0 * f32::EPSILON {
+        q
+    } else {
+        q * length_sq.sqrt().recip()
+    }
+}
+
+/// Shortest arc from unit `from` to unit `to`, unnormalised, with its squared length: the
+/// half-angle form `(from × to, 1 + from·to)`, or the normalised [`shortest_arc_a`] (length
+/// 1) when the two are nearly opposite.
+#[inline]
+fn arc_unnormalised(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> (Quat, f32) {
+    let w = 1.0 + from.dot(to);
+    if w < 1e-3 {
+        return (shortest_arc_a(from, to, fallback_axis), 1.0);
+    }
+    let axis = from.cross(to);
+    let q = Quat::from_xyzw(axis.x, axis.y, axis.z, w);
+    (q, q.length_squared())
+}
+
+/// Shortest arc from unit `from` to `to_scaled = scale · to` (unit `to`, `scale > 0`), scaled
+/// by `scale` (unnormalised): `(from × to_scaled, scale + from·to_scaled)`; near-opposite, the
+/// normalised [`shortest_arc_a`] with `fallback_scaled` (also scaled by `scale`).
+#[inline]
+fn arc_scaled(from: Vec3A, to_scaled: Vec3A, scale: f32, fallback_scaled: Vec3A) -> Quat {
+    let w = scale + from.dot(to_scaled);
+    if w < 1e-3 * scale {
+        return shortest_arc_a(from, to_scaled / scale, fallback_scaled / scale);
+    }
+    let axis = from.cross(to_scaled);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, w)
+}
+
+/// The unit rotation `R⁻¹ · q · R` for unit `R` and any-length `q`: `q`'s axis part turned
+/// into `R`'s frame, normalised (by `q`'s own length, which the turn keeps, so the square
+/// root runs alongside the turn).
+#[inline]
+fn local_arc(rotation: Quat, q: Quat) -> Quat {
+    let scale = q.length_squared().sqrt().recip();
+    let axis = rotation.conjugate() * Vec3A::new(q.x, q.y, q.z);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, q.w) * scale
 }
