@@ -183,7 +183,9 @@ const SKIP_ANGLE: f32 = 1e-3 * PI / 180.0;
 /// - **Order.** Each iteration visits links from the one nearest the effector to the base
 ///   (saba `SolveCore` walks `m_chains` in PMX order, which is tip→base).
 /// - **Step.** In the link's frame, the effector and target directions give
-///   `angle = acos(dot)`, skipped below 1e-3° (saba/babylon `angleDeg < 1.0e-3`), capped at
+///   the angle θ between them (from `atan2(|e × t|, e · t)`, which stays accurate for small
+///   steps where an f32 `acos(dot)` does not), skipped below 1e-3° (saba/babylon
+///   `angleDeg < 1.0e-3`), capped at
 ///   `unit_angle`, about `normalize(cross(effector, target))`, right-multiplied into the
 ///   link's local rotation (saba `chainRot = ikRot * animateRot * rot`).
 /// - **Limits on the full local rotation.** With a box, the new local rotation is split into
@@ -192,7 +194,7 @@ const SKIP_ANGLE: f32 = 1e-3 * PI / 180.0;
 ///   to the box, and the change from the previous angles clamped to `±unit_angle`
 ///   (saba `clampXYZ`).
 /// - **Axis-limited links as 1-DOF.** A box with exactly one non-zero axis (e.g. a knee's X)
-///   takes saba's `SolvePlane` path: the step angle `acos(dot)` (capped) is tried as `+angle`
+///   takes saba's `SolvePlane` path: the step angle θ (capped) is tried as `+angle`
 ///   and `−angle` about that axis, the sign bringing the effector nearer wins, and it is
 ///   accumulated into the link's plane angle; on the **first iteration** an accumulated
 ///   angle outside the range is mirrored (`−angle`) when the mirror is inside, otherwise
@@ -294,7 +296,8 @@ pub fn solve_ccd(
     let target_a = Vec3A::from(target_model);
 
     let unit = params.unit_angle;
-    let cos_skip = SKIP_ANGLE.cos();
+    // The skip test on |e × t| = sin θ (well conditioned; `acos(e · t)` in f32 is not).
+    let sin_skip_sq = SKIP_ANGLE.sin() * SKIP_ANGLE.sin();
     let cos_unit = if unit >= PI { -2.0 } else { unit.cos() };
     let (unit_half_sin, unit_half_cos) = (unit.min(PI) * 0.5).sin_cos();
     let mut best = f32::INFINITY;
@@ -348,9 +351,12 @@ pub fn solve_ccd(
             }
             let (e, t) = (effector_local * effector_rcp, target_local * target_rcp);
             let dot = e.dot(t).clamp(-1.0, 1.0);
+            let cross = e.cross(t);
             let new_local = match kind[i] {
                 LinkKind::Plane(axis, lo, hi) => {
-                    let angle = dot.acos().min(unit);
+                    // θ from sin θ = |e × t| and cos θ = e · t: accurate for small steps, where
+                    // `acos(e · t)` of a float dot near 1 is off by up to ~1e-4 rad.
+                    let angle = cross.length().atan2(dot).min(unit);
                     // saba compares `(R(+angle)·e)·t > (R(−angle)·e)·t`; the difference is
                     // `2·sin(angle)·((axis × e)·t)` with `sin(angle) >= 0`, so its sign decides.
                     let plus = angle > 0.0 && axis.cross(e).dot(t) > 0.0;
@@ -372,16 +378,15 @@ pub fn solve_ccd(
                     Quat::from_xyzw(v.x, v.y, v.z, cos)
                 }
                 kind => {
-                    // `acos(dot) < 1e-3°` without the acos (in f32 this is `dot == 1`).
-                    if dot >= cos_skip {
+                    // saba / babylon: skip below 1e-3°.
+                    if dot > 0.0 && cross.length_squared() < sin_skip_sq {
                         continue;
                     }
                     let step = if dot >= cos_unit {
                         // Within the unit angle: the whole shortest arc.
                         shortest_arc_a(e, t, Vec3A::ZERO)
                     } else {
-                        let axis = e
-                            .cross(t)
+                        let axis = cross
                             .try_normalize()
                             .unwrap_or_else(|| e.any_orthonormal_vector());
                         let v = axis * unit_half_sin;
