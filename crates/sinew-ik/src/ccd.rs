@@ -6,7 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{EulerRot, Quat, Vec3, Vec3A};
 
-use crate::chain::{check_len, check_quat, check_vec, unit as unit_quat};
+use crate::chain::{check_len, check_quat, check_vec};
 use crate::direction::shortest_arc_a;
 use crate::limits::{euler_pair, wrap};
 use crate::{IkError, RotationLimit, SolveResult};
@@ -117,7 +117,6 @@ pub struct CcdScratch {
     saved_local: Vec<Quat>,
     prev_angle: Vec<Vec3>,
     plane_angle: Vec<f32>,
-    parent_model: Vec<Quat>,
     rotation_model: Vec<Quat>,
     position_model: Vec<Vec3A>,
     kind: Vec<LinkKind>,
@@ -162,7 +161,6 @@ impl CcdScratch {
         fit(&mut self.saved_local, n, Quat::IDENTITY);
         fit(&mut self.prev_angle, n, Vec3::ZERO);
         fit(&mut self.plane_angle, n, 0.0);
-        fit(&mut self.parent_model, n, Quat::IDENTITY);
         fit(&mut self.rotation_model, n, Quat::IDENTITY);
         fit(&mut self.position_model, n, Vec3A::ZERO);
         fit(&mut self.kind, n, LinkKind::Free);
@@ -182,7 +180,7 @@ const SKIP_ANGLE: f32 = 1e-3 * PI / 180.0;
 ///
 /// - **Order.** Each iteration visits links from the one nearest the effector to the base
 ///   (saba `SolveCore` walks `m_chains` in PMX order, which is tip→base).
-/// - **Step.** In the link's frame, the effector and target directions give
+/// - **Step.** In the link's frame, the effector and target directions (from the link) give
 ///   the angle θ between them (from `atan2(|e × t|, e · t)`, which stays accurate for small
 ///   steps where an f32 `acos(dot)` does not), skipped below 1e-3° (saba/babylon
 ///   `angleDeg < 1.0e-3`), capped at
@@ -212,7 +210,10 @@ const SKIP_ANGLE: f32 = 1e-3 * PI / 180.0;
 /// previous angles from its Euler decomposition (the representation inside the box when
 /// there is one) and the plane angle from its component on
 /// the limited axis. A chain already within `tolerance` is left as is (`iterations = 0`),
-/// and the loop stops once within `tolerance`. Computation is in `f32`.
+/// and the loop stops once within `tolerance`. Computation is in `f32`; the steps are
+/// computed in the model frame (the same turn as in the link's frame, conjugated by the
+/// link's model rotation), and the effector a step gives is the exact turned one (on the
+/// target line for a whole arc) rather than one recomputed from the new local rotation.
 ///
 /// # Errors
 /// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] (`corrections_local.len()` must equal
@@ -310,56 +311,69 @@ pub fn solve_ccd(
     let saved_local = &mut s.saved_local[..n];
     let prev_angle = &mut s.prev_angle[..n];
     let plane_angle = &mut s.plane_angle[..n];
-    let parent_model = &mut s.parent_model[..n];
     let rotation_model = &mut s.rotation_model[..n];
     let position_model = &mut s.position_model[..n];
     for iteration in 0..params.iterations {
         iterations += 1;
         // Forward kinematics of the links (ancestors stay valid during the tip→base sweep).
-        // Link 0's parent frame is its offset itself (`identity · offset`).
-        let mut parent_rotation = Quat::IDENTITY;
+        // `R_i = R_(i−1) · (offset_i · local_i)`: the bracket does not wait for `R_(i−1)`.
+        let mut rotation = Quat::IDENTITY;
         let mut position = base_model;
         for i in 0..n {
-            let parent = if i > 0 {
-                position += parent_rotation * position_offset[i];
-                parent_rotation * parent_offset[i]
+            let own = parent_offset[i] * local[i];
+            rotation = if i > 0 {
+                position += rotation * position_offset[i];
+                rotation * own
             } else {
-                parent_offset[0]
+                own
             };
-            parent_model[i] = parent;
-            parent_rotation = parent * local[i];
-            rotation_model[i] = parent_rotation;
+            rotation_model[i] = rotation;
             position_model[i] = position;
         }
-        let mut effector = position + parent_rotation * position_offset[n];
+        let mut effector = position + rotation * position_offset[n];
 
+        // Each step works in the model frame: a turn `T` of link `i` in its own frame is the
+        // model-frame turn `M = R·T·R⁻¹` (`R` its model rotation; `T`'s axis turned by `R`),
+        // so the effector and target directions are used as they are, and the local rotation
+        // becomes `local · T` with `T = R⁻¹·M·R`.
         for i in (0..n).rev() {
             let link_position = position_model[i];
-            let inverse = rotation_model[i].conjugate();
-            let effector_local = inverse * (effector - link_position);
-            let target_local = inverse * (target_a - link_position);
-            // `try_normalize` of both: the same reciprocal lengths, with float tests for
-            // "finite and positive".
-            let effector_rcp = 1.0 / effector_local.length_squared().sqrt();
-            let target_rcp = 1.0 / target_local.length_squared().sqrt();
-            if !(effector_rcp > 0.0
-                && effector_rcp < f32::INFINITY
-                && target_rcp > 0.0
-                && target_rcp < f32::INFINITY)
+            let to_effector = effector - link_position;
+            let to_target = target_a - link_position;
+            let (effector_sq, target_sq) =
+                (to_effector.length_squared(), to_target.length_squared());
+            // `try_normalize`'s condition on both: a positive, finite length.
+            if !(effector_sq > 0.0
+                && effector_sq < f32::INFINITY
+                && target_sq > 0.0
+                && target_sq < f32::INFINITY)
             {
                 continue;
             }
-            let (e, t) = (effector_local * effector_rcp, target_local * target_rcp);
-            let dot = e.dot(t).clamp(-1.0, 1.0);
+            let (effector_rcp, target_rcp) = (effector_sq.sqrt().recip(), target_sq.sqrt().recip());
+            // The angle, axis and arc come from `e × t` and `e · t` at any common scale, so
+            // the vectors are used unnormalised while their products stay well inside the
+            // float range (|e|²·|t|² below), else as unit vectors.
+            let scale_sq = effector_sq * target_sq;
+            let (e, t, scale_sq) = if (1e-20..=1e20).contains(&scale_sq) {
+                (to_effector, to_target, scale_sq)
+            } else {
+                (to_effector * effector_rcp, to_target * target_rcp, 1.0)
+            };
+            let dot = e.dot(t);
             let cross = e.cross(t);
-            let new_local = match kind[i] {
+            let cross_sq = cross.length_squared();
+            let rotation = rotation_model[i];
+            let old_local = local[i];
+            let turned = match kind[i] {
                 LinkKind::Plane(axis, lo, hi) => {
-                    // θ from sin θ = |e × t| and cos θ = e · t: accurate for small steps, where
-                    // `acos(e · t)` of a float dot near 1 is off by up to ~1e-4 rad.
-                    let angle = cross.length().atan2(dot).min(unit);
+                    // θ from |e × t| ∝ sin θ and e · t ∝ cos θ: accurate for small steps,
+                    // where `acos` of a float dot near 1 is off by up to ~1e-4 rad.
+                    let angle = cross_sq.sqrt().atan2(dot).min(unit);
+                    let axis_model = rotation * axis;
                     // saba compares `(R(+angle)·e)·t > (R(−angle)·e)·t`; the difference is
                     // `2·sin(angle)·((axis × e)·t)` with `sin(angle) >= 0`, so its sign decides.
-                    let plus = angle > 0.0 && axis.cross(e).dot(t) > 0.0;
+                    let plus = angle > 0.0 && axis_model.dot(cross) > 0.0;
                     let mut new_angle = plane_angle[i] + if plus { angle } else { -angle };
                     if iteration == 0 && (new_angle < lo || new_angle > hi) {
                         if -new_angle > lo && -new_angle < hi {
@@ -375,24 +389,56 @@ pub fn solve_ccd(
                     plane_angle[i] = new_angle;
                     let (sin, cos) = (new_angle * 0.5).sin_cos();
                     let v = axis * sin;
-                    Quat::from_xyzw(v.x, v.y, v.z, cos)
+                    let new_local = Quat::from_xyzw(v.x, v.y, v.z, cos);
+                    local[i] = new_local;
+                    let old_vector = Vec3A::new(old_local.x, old_local.y, old_local.z);
+                    let old_sin = old_vector.dot(axis);
+                    if old_vector == axis * old_sin {
+                        // Already a rotation about the axis (always, after the first step):
+                        // the turn is about the model axis by the angle difference.
+                        let old_cos = old_local.w;
+                        let v = axis_model * (sin * old_cos - cos * old_sin);
+                        Quat::from_xyzw(v.x, v.y, v.z, cos * old_cos + sin * old_sin) * to_effector
+                    } else {
+                        relimited(rotation, old_local, new_local, to_effector)
+                    }
                 }
                 kind => {
-                    // saba / babylon: skip below 1e-3°.
-                    if dot > 0.0 && cross.length_squared() < sin_skip_sq {
+                    // saba / babylon: skip below 1e-3° (on |e × t|, i.e. sin θ).
+                    if dot > 0.0 && cross_sq < sin_skip_sq * scale_sq {
                         continue;
                     }
-                    let step = if dot >= cos_unit {
-                        // Within the unit angle: the whole shortest arc.
-                        shortest_arc_a(e, t, Vec3A::ZERO)
+                    let scale = scale_sq.sqrt();
+                    // The step in the link's frame (any length) and the turned effector.
+                    let (step, turned) = if dot >= cos_unit * scale {
+                        // Within the unit angle: the whole shortest arc, which takes the
+                        // effector onto the target line.
+                        let w = scale + dot;
+                        let step = if w >= 1e-3 * scale {
+                            // `(e × t, |e|·|t| + e · t)`, the arc scaled by `2·|e|·|t|·cos(θ/2)`.
+                            let v = rotation.conjugate() * cross;
+                            Quat::from_xyzw(v.x, v.y, v.z, w)
+                        } else {
+                            // Near-opposite (or opposite: a half-turn about an axis chosen in
+                            // the link's frame).
+                            let inverse = rotation.conjugate();
+                            shortest_arc_a(
+                                inverse * (to_effector * effector_rcp),
+                                inverse * (to_target * target_rcp),
+                                Vec3A::ZERO,
+                            )
+                        };
+                        (step, to_target * (effector_sq * effector_rcp * target_rcp))
                     } else {
-                        let axis = cross
+                        let inverse = rotation.conjugate();
+                        let axis = (inverse * cross)
                             .try_normalize()
-                            .unwrap_or_else(|| e.any_orthonormal_vector());
+                            .unwrap_or_else(|| (inverse * e).any_orthonormal_vector());
                         let v = axis * unit_half_sin;
-                        Quat::from_xyzw(v.x, v.y, v.z, unit_half_cos)
+                        let step = Quat::from_xyzw(v.x, v.y, v.z, unit_half_cos);
+                        (step, model_turn(rotation, step) * to_effector)
                     };
-                    let mut new_local = unit_quat(local[i] * step);
+                    let new_local = (old_local * step).normalize();
                     if let LinkKind::Box(limit) = kind {
                         let prev = prev_angle[i];
                         let euler = decompose_near(new_local, prev);
@@ -400,15 +446,17 @@ pub fn solve_ccd(
                         let clamped =
                             prev + (clamped - prev).clamp(Vec3::splat(-unit), Vec3::splat(unit));
                         prev_angle[i] = clamped;
-                        new_local =
+                        let limited =
                             Quat::from_euler(EulerRot::XYZ, clamped.x, clamped.y, clamped.z);
+                        local[i] = limited;
+                        relimited(rotation, old_local, limited, to_effector)
+                    } else {
+                        local[i] = new_local;
+                        turned
                     }
-                    new_local
                 }
             };
-            local[i] = new_local;
-            let new_rotation = parent_model[i] * new_local;
-            effector = link_position + new_rotation * effector_local;
+            effector = link_position + turned;
         }
 
         let distance = (effector - target_a).length();
@@ -435,6 +483,22 @@ pub fn solve_ccd(
         satisfied: best <= params.tolerance,
         iterations,
     })
+}
+
+/// `q` (any length) with its axis turned by the unit rotation `rotation`:
+/// `rotation · q · rotation⁻¹`.
+#[inline]
+fn model_turn(rotation: Quat, q: Quat) -> Quat {
+    let v = rotation * Vec3A::new(q.x, q.y, q.z);
+    Quat::from_xyzw(v.x, v.y, v.z, q.w)
+}
+
+/// `to_effector` (model frame, from the link) once the link's local rotation changes from
+/// `old_local` to `new_local`, its model rotation having been `rotation`.
+#[inline]
+fn relimited(rotation: Quat, old_local: Quat, new_local: Quat, to_effector: Vec3A) -> Vec3A {
+    let parent = rotation * old_local.conjugate();
+    (parent * new_local) * (rotation.conjugate() * to_effector)
 }
 
 /// XYZ Euler angles of `q` closest (wrap-aware, summed over axes) to `before`: glam's
