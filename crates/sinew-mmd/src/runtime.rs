@@ -805,10 +805,12 @@ impl MmdInstance {
 }
 
 /// Axis and angle of a unit quaternion (babylon's QuaternionToAxisAngle: angle in [0, 2π)).
+/// The angle is `2·atan2(|v|, w)` rather than `2·acos(w)`: the same value, but accurate in f32
+/// for small angles (babylon-mmd computes in f64).
 fn axis_angle(q: Quat) -> (Vec3, f32) {
     let q = q.normalize();
-    let angle = 2.0 * q.w.clamp(-1.0, 1.0).acos();
-    let s = (1.0 - q.w * q.w).max(0.0).sqrt();
+    let s = Vec3::new(q.x, q.y, q.z).length();
+    let angle = 2.0 * s.atan2(q.w);
     if s < 1e-6 {
         (Vec3::X, angle)
     } else {
