@@ -203,7 +203,11 @@ impl Clip {
         match self.wrap {
             Wrap::Clamp => time.clamp(0.0, self.duration),
             Wrap::Loop => {
-                let t = time.rem_euclid(self.duration);
+                let t = if time >= 0.0 {
+                    fmod_nonneg(time, self.duration)
+                } else {
+                    time.rem_euclid(self.duration)
+                };
                 // rem_euclid can round up to `duration` for tiny negative inputs.
                 if t >= self.duration {
                     0.0
@@ -213,6 +217,33 @@ impl Clip {
             }
         }
     }
+}
+
+/// `time % duration` for `time ≥ 0`, `duration > 0` (both finite), exactly as the libm
+/// `fmodf` call behind `%` gives it, without that call in the common cases.
+///
+/// `fmod` is exact (its result is representable), and so is `time − k·duration` in `f64` when
+/// the quotient `k` has at most 24 bits: both products and the difference fit in 53 bits. The
+/// `f64` quotient is off by at most one, which the two corrections fix, again exactly.
+#[inline]
+fn fmod_nonneg(time: f32, duration: f32) -> f32 {
+    if time < duration {
+        return time;
+    }
+    let (t, d) = (f64::from(time), f64::from(duration));
+    let q = t / d;
+    if q >= 16_777_216.0 {
+        return time % duration;
+    }
+    // `q` is positive and below 2²⁴: truncation is `floor`, without a libm call.
+    let k = f64::from(q as u32);
+    let mut r = t - k * d;
+    if r < 0.0 {
+        r += d;
+    } else if r >= d {
+        r -= d;
+    }
+    r as f32
 }
 
 /// Collects tracks and options, then validates and freezes a [`Clip`].
@@ -319,6 +350,33 @@ impl ClipBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_fmod_matches_libm_exactly() {
+        let mut x = 0x9e37_79b9_u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let durations = [1.0f32, 1.0 / 3.0, 0.7, 2.5, 1e-3, 123.456, 5e4];
+        for &d in &durations {
+            for _ in 0..20_000 {
+                // Random bit patterns over a wide range of magnitudes, plus multiples of `d`.
+                let r = next();
+                let t = match r % 3 {
+                    0 => f32::from_bits(next() % 0x5000_0000),
+                    1 => d * (next() % 100_000) as f32,
+                    _ => (next() % 1_000_000) as f32 / 60.0,
+                };
+                if !t.is_finite() {
+                    continue;
+                }
+                assert_eq!(fmod_nonneg(t, d).to_bits(), (t % d).to_bits(), "{t} % {d}");
+            }
+        }
+    }
 
     #[test]
     fn wrap_modes() {
