@@ -538,11 +538,23 @@ mod avx2 {
             let lo = |v: __m256| _mm256_castps256_ps128(v);
             let hi = |v: __m256| _mm256_extractf128_ps::<1>(v);
             if let Ok(tg) = <&[u32; 8]>::try_from(targets) {
+                // Translation and rotation of a bone are 32 contiguous bytes: one cross-lane
+                // permute and one 32-byte store instead of an extract and two 16-byte stores.
+                let store2 = |target: u32, tq: __m256, sc: __m128| {
+                    // SAFETY: as for `store`: translation row and rotation, then scale row.
+                    unsafe {
+                        let o = out_ptr.add(target as usize).cast::<f32>();
+                        _mm256_storeu_ps(o, tq);
+                        _mm_storeu_ps(o.add(8), sc);
+                    }
+                };
                 for k in 0..4 {
-                    store(tg[k], lo(t[k]), lo(q[k]), lo(sc[k]));
-                }
-                for k in 0..4 {
-                    store(tg[k + 4], hi(t[k]), hi(q[k]), hi(sc[k]));
+                    store2(tg[k], _mm256_permute2f128_ps::<0x20>(t[k], q[k]), lo(sc[k]));
+                    store2(
+                        tg[k + 4],
+                        _mm256_permute2f128_ps::<0x31>(t[k], q[k]),
+                        hi(sc[k]),
+                    );
                 }
             } else {
                 for (lane, &target) in targets.iter().enumerate() {
