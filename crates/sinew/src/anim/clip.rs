@@ -128,6 +128,9 @@ pub struct Clip {
     bones: Vec<BoneTrack>,
     floats: Vec<FloatTrack>,
     cubic: bool,
+    /// `1 / duration` in `f64` (infinite for a zero duration, never used then): the loop wrap
+    /// multiplies by it instead of dividing.
+    inv_duration: f64,
 }
 
 impl Clip {
@@ -204,7 +207,7 @@ impl Clip {
             Wrap::Clamp => time.clamp(0.0, self.duration),
             Wrap::Loop => {
                 let t = if time >= 0.0 {
-                    fmod_nonneg(time, self.duration)
+                    fmod_nonneg(time, self.duration, self.inv_duration)
                 } else {
                     time.rem_euclid(self.duration)
                 };
@@ -220,19 +223,21 @@ impl Clip {
 }
 
 /// `time % duration` for `time ≥ 0`, `duration > 0` (both finite), exactly as the libm
-/// `fmodf` call behind `%` gives it, without that call in the common cases.
+/// `fmodf` call behind `%` gives it, without that call (nor a division) in the common cases;
+/// `inv_duration` is `1 / duration` in `f64`.
 ///
 /// `fmod` is exact (its result is representable), and so is `time − k·duration` in `f64` when
-/// the quotient `k` has at most 24 bits: both products and the difference fit in 53 bits. The
-/// `f64` quotient is off by at most one, which the two corrections fix, again exactly.
+/// the integer `k` is below 2²⁴: the product and the difference fit in 53 bits. The quotient
+/// estimate `time · inv_duration` is off by far less than one, so the truncated `k` is the
+/// true quotient or one away from it, which the two corrections fix, again exactly.
 #[inline]
-fn fmod_nonneg(time: f32, duration: f32) -> f32 {
+fn fmod_nonneg(time: f32, duration: f32, inv_duration: f64) -> f32 {
     if time < duration {
         return time;
     }
     let (t, d) = (f64::from(time), f64::from(duration));
-    let q = t / d;
-    if q >= 16_777_216.0 {
+    let q = t * inv_duration;
+    if q >= 16_777_215.0 {
         return time % duration;
     }
     // `q` is positive and below 2²⁴: truncation is `floor`, without a libm call.
@@ -343,6 +348,7 @@ impl ClipBuilder {
             bones: self.bones,
             floats: self.floats,
             cubic,
+            inv_duration: 1.0 / f64::from(duration),
         }))
     }
 }
@@ -362,18 +368,32 @@ mod tests {
         };
         let durations = [1.0f32, 1.0 / 3.0, 0.7, 2.5, 1e-3, 123.456, 5e4];
         for &d in &durations {
-            for _ in 0..20_000 {
+            for _ in 0..50_000 {
                 // Random bit patterns over a wide range of magnitudes, plus multiples of `d`.
                 let r = next();
-                let t = match r % 3 {
+                let t = match r % 4 {
                     0 => f32::from_bits(next() % 0x5000_0000),
                     1 => d * (next() % 100_000) as f32,
+                    // One step either side of a multiple: the quotient estimate's worst case.
+                    2 => {
+                        let m = (d * (next() % 10_000_000) as f32).to_bits();
+                        f32::from_bits(if r & 4 == 0 {
+                            m + 1
+                        } else {
+                            m.saturating_sub(1)
+                        })
+                    }
                     _ => (next() % 1_000_000) as f32 / 60.0,
                 };
                 if !t.is_finite() {
                     continue;
                 }
-                assert_eq!(fmod_nonneg(t, d).to_bits(), (t % d).to_bits(), "{t} % {d}");
+                let inv = 1.0 / f64::from(d);
+                assert_eq!(
+                    fmod_nonneg(t, d, inv).to_bits(),
+                    (t % d).to_bits(),
+                    "{t} % {d}"
+                );
             }
         }
     }

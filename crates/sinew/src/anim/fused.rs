@@ -557,13 +557,20 @@ mod avx2 {
                     );
                 }
             } else {
+                // Constant indices only (a computed index into the register arrays would send
+                // them through the stack on every block, the full ones included).
                 for (lane, &target) in targets.iter().enumerate() {
-                    let k = lane % 4;
-                    if lane < 4 {
-                        store(target, lo(t[k]), lo(q[k]), lo(sc[k]));
-                    } else {
-                        store(target, hi(t[k]), hi(q[k]), hi(sc[k]));
-                    }
+                    let (tv, qv, sv) = match lane {
+                        0 => (lo(t[0]), lo(q[0]), lo(sc[0])),
+                        1 => (lo(t[1]), lo(q[1]), lo(sc[1])),
+                        2 => (lo(t[2]), lo(q[2]), lo(sc[2])),
+                        3 => (lo(t[3]), lo(q[3]), lo(sc[3])),
+                        4 => (hi(t[0]), hi(q[0]), hi(sc[0])),
+                        5 => (hi(t[1]), hi(q[1]), hi(sc[1])),
+                        6 => (hi(t[2]), hi(q[2]), hi(sc[2])),
+                        _ => (hi(t[3]), hi(q[3]), hi(sc[3])),
+                    };
+                    store(target, tv, qv, sv);
                 }
             }
         }
