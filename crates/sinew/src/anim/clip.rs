@@ -222,6 +222,36 @@ impl Clip {
     }
 }
 
+impl Clip {
+    /// [`Self::local_time`] with a hint kept by the caller: `loops`, the loop count of an
+    /// earlier call (any value is accepted, the result never depends on it). While `time`
+    /// stays in that loop, the clip-local time is one exact `f64` multiply-subtract, checked,
+    /// with no quotient to estimate first; otherwise it is [`Self::local_time`] and `loops`
+    /// is updated.
+    #[inline]
+    pub(crate) fn local_time_hinted(&self, time: f32, loops: &mut f64) -> f32 {
+        if matches!(self.wrap, Wrap::Loop) && time >= 0.0 && time.is_finite() {
+            let (t, d) = (f64::from(time), f64::from(self.duration));
+            // `loops` is an integer below 2²⁴ (only such are stored), so `loops · d` is exact,
+            // and a difference in `[0, d)` is the exact remainder (as `local_time` gives it).
+            // Outside that range, rounding keeps it outside (`0` and `d` are representable).
+            let r = t - *loops * d;
+            if r >= 0.0 && r < d {
+                return r as f32;
+            }
+            let lt = self.local_time(time);
+            let k = ((t - f64::from(lt)) * self.inv_duration).round();
+            *loops = if (0.0..16_777_215.0).contains(&k) {
+                k
+            } else {
+                0.0
+            };
+            return lt;
+        }
+        self.local_time(time)
+    }
+}
+
 /// `time % duration` for `time ≥ 0`, `duration > 0` (both finite), exactly as the libm
 /// `fmodf` call behind `%` gives it, without that call (nor a division) in the common cases;
 /// `inv_duration` is `1 / duration` in `f64`.
@@ -356,6 +386,29 @@ impl ClipBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hinted_local_time_matches_local_time() {
+        for d in [1.0f32, 0.7, 1.0 / 3.0, 0.0] {
+            let c = Clip::builder("c").duration(d).build().unwrap();
+            let mut loops = 0.0;
+            let mut t = -0.5f32;
+            for i in 0..20_000 {
+                // Forward play, with jumps back and far ahead now and then.
+                t = match i % 997 {
+                    0 => t * 0.25,
+                    500 => t * 40.0 + 0.1,
+                    _ => t + 1.0 / 60.0,
+                };
+                let want = c.local_time(t);
+                assert_eq!(c.local_time_hinted(t, &mut loops).to_bits(), want.to_bits());
+            }
+            for t in [f32::NAN, f32::INFINITY, -3.0, 1e30] {
+                let want = c.local_time(t);
+                assert_eq!(c.local_time_hinted(t, &mut loops).to_bits(), want.to_bits());
+            }
+        }
+    }
 
     #[test]
     fn fast_fmod_matches_libm_exactly() {
