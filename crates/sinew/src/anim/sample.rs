@@ -540,12 +540,26 @@ pub fn sample(
     let cubic = binding.cubic;
     let targets = &binding.fused.poly_targets;
     if binding.fused_table.is_empty() {
-        eval_fused(lt, cache.fused.records(), targets, binding.fused_bound, out);
+        eval_fused(
+            lt,
+            cache.fused.records(),
+            targets,
+            binding.fused_bound,
+            binding.fused_contiguous,
+            out,
+        );
     } else {
         let nb = targets.len().div_ceil(8);
         let p = cache.fused.shared_segment();
         let table = &binding.fused_table[p * nb..][..nb];
-        eval_fused(lt, (table, &[]), targets, binding.fused_bound, out);
+        eval_fused(
+            lt,
+            (table, &[]),
+            targets,
+            binding.fused_bound,
+            binding.fused_contiguous,
+            out,
+        );
     }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
