@@ -278,7 +278,12 @@ pub(super) fn eval_fused(
     // `bound` (one past the largest target, kept by the binding) saves a pass over the targets.
     assert!(bound <= out.len(), "fused target out of range");
     debug_assert!(targets.iter().all(|&t| (t as usize) < bound));
-    debug_assert!(!contiguous || targets.iter().zip(targets[0]..).all(|(&t, j)| t == j));
+    debug_assert!(
+        !contiguous
+            || (targets.iter())
+                .zip(targets.first().map_or(0, |&t| t)..)
+                .all(|(&t, j)| t == j)
+    );
     #[cfg(target_arch = "x86_64")]
     {
         if avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
