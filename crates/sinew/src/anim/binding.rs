@@ -71,6 +71,8 @@ pub struct ClipBinding {
     pub(crate) fused_table: Vec<super::fused::FusedBlock>,
     /// One past the largest fused target (the SIMD stores rely on it).
     pub(crate) fused_bound: usize,
+    /// True when the fused targets are consecutive bones (`targets[j] == targets[0] + j`).
+    pub(crate) fused_contiguous: bool,
     /// Bones lacking at least one of the three channels (reset to rest by `Untracked::Rest`).
     pub(crate) partially_tracked: Vec<u16>,
     float_slots: usize,
@@ -193,6 +195,7 @@ impl ClipBinding {
             unmatched_floats,
             fused_table: Vec::new(),
             fused_bound: 0,
+            fused_contiguous: false,
         };
         binding.fused_bound = binding
             .fused
@@ -201,6 +204,11 @@ impl ClipBinding {
             .map(|&t| t as usize + 1)
             .max()
             .unwrap_or(0);
+        let targets = &binding.fused.poly_targets;
+        binding.fused_contiguous = targets
+            .iter()
+            .zip(targets.first().map_or(0, |&t| t)..)
+            .all(|(&t, j)| t == j);
         binding.fused_table = super::fused::build_table(clip.bone_tracks(), &binding);
         binding
     }

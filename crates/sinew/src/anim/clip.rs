@@ -128,6 +128,9 @@ pub struct Clip {
     bones: Vec<BoneTrack>,
     floats: Vec<FloatTrack>,
     cubic: bool,
+    /// `1 / duration` in `f64` (infinite for a zero duration, never used then): the loop wrap
+    /// multiplies by it instead of dividing.
+    inv_duration: f64,
 }
 
 impl Clip {
@@ -203,7 +206,11 @@ impl Clip {
         match self.wrap {
             Wrap::Clamp => time.clamp(0.0, self.duration),
             Wrap::Loop => {
-                let t = time.rem_euclid(self.duration);
+                let t = if time >= 0.0 {
+                    fmod_nonneg(time, self.duration, self.inv_duration)
+                } else {
+                    time.rem_euclid(self.duration)
+                };
                 // rem_euclid can round up to `duration` for tiny negative inputs.
                 if t >= self.duration {
                     0.0
@@ -213,6 +220,65 @@ impl Clip {
             }
         }
     }
+}
+
+impl Clip {
+    /// [`Self::local_time`] with a hint kept by the caller: `loops`, the loop count of an
+    /// earlier call (any value is accepted, the result never depends on it). While `time`
+    /// stays in that loop, the clip-local time is one exact `f64` multiply-subtract, checked,
+    /// with no quotient to estimate first; otherwise it is [`Self::local_time`] and `loops`
+    /// is updated.
+    #[inline]
+    pub(crate) fn local_time_hinted(&self, time: f32, loops: &mut f64) -> f32 {
+        if matches!(self.wrap, Wrap::Loop) && time >= 0.0 && time.is_finite() {
+            let (t, d) = (f64::from(time), f64::from(self.duration));
+            // `loops` is an integer below 2²⁴ (only such are stored), so `loops · d` is exact,
+            // and a difference in `[0, d)` is the exact remainder (as `local_time` gives it).
+            // Outside that range, rounding keeps it outside (`0` and `d` are representable).
+            let r = t - *loops * d;
+            if r >= 0.0 && r < d {
+                return r as f32;
+            }
+            let lt = self.local_time(time);
+            let k = ((t - f64::from(lt)) * self.inv_duration).round();
+            *loops = if (0.0..16_777_215.0).contains(&k) {
+                k
+            } else {
+                0.0
+            };
+            return lt;
+        }
+        self.local_time(time)
+    }
+}
+
+/// `time % duration` for `time ≥ 0`, `duration > 0` (both finite), exactly as the libm
+/// `fmodf` call behind `%` gives it, without that call (nor a division) in the common cases;
+/// `inv_duration` is `1 / duration` in `f64`.
+///
+/// `fmod` is exact (its result is representable), and so is `time − k·duration` in `f64` when
+/// the integer `k` is below 2²⁴: the product and the difference fit in 53 bits. The quotient
+/// estimate `time · inv_duration` is off by far less than one, so the truncated `k` is the
+/// true quotient or one away from it, which the two corrections fix, again exactly.
+#[inline]
+fn fmod_nonneg(time: f32, duration: f32, inv_duration: f64) -> f32 {
+    if time < duration {
+        return time;
+    }
+    let (t, d) = (f64::from(time), f64::from(duration));
+    let q = t * inv_duration;
+    if q >= 16_777_215.0 {
+        return time % duration;
+    }
+    // `q` is positive and below 2²⁴: truncation is `floor`, without a libm call.
+    let k = f64::from(q as u32);
+    let mut r = t - k * d;
+    if r < 0.0 {
+        r += d;
+    } else if r >= d {
+        r -= d;
+    }
+    r as f32
 }
 
 /// Collects tracks and options, then validates and freezes a [`Clip`].
@@ -312,6 +378,7 @@ impl ClipBuilder {
             bones: self.bones,
             floats: self.floats,
             cubic,
+            inv_duration: 1.0 / f64::from(duration),
         }))
     }
 }
@@ -319,6 +386,70 @@ impl ClipBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hinted_local_time_matches_local_time() {
+        for d in [1.0f32, 0.7, 1.0 / 3.0, 0.0] {
+            let c = Clip::builder("c").duration(d).build().unwrap();
+            let mut loops = 0.0;
+            let mut t = -0.5f32;
+            for i in 0..20_000 {
+                // Forward play, with jumps back and far ahead now and then.
+                t = match i % 997 {
+                    0 => t * 0.25,
+                    500 => t * 40.0 + 0.1,
+                    _ => t + 1.0 / 60.0,
+                };
+                let want = c.local_time(t);
+                assert_eq!(c.local_time_hinted(t, &mut loops).to_bits(), want.to_bits());
+            }
+            for t in [f32::NAN, f32::INFINITY, -3.0, 1e30] {
+                let want = c.local_time(t);
+                assert_eq!(c.local_time_hinted(t, &mut loops).to_bits(), want.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn fast_fmod_matches_libm_exactly() {
+        let mut x = 0x9e37_79b9_u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let durations = [1.0f32, 1.0 / 3.0, 0.7, 2.5, 1e-3, 123.456, 5e4];
+        for &d in &durations {
+            for _ in 0..50_000 {
+                // Random bit patterns over a wide range of magnitudes, plus multiples of `d`.
+                let r = next();
+                let t = match r % 4 {
+                    0 => f32::from_bits(next() % 0x5000_0000),
+                    1 => d * (next() % 100_000) as f32,
+                    // One step either side of a multiple: the quotient estimate's worst case.
+                    2 => {
+                        let m = (d * (next() % 10_000_000) as f32).to_bits();
+                        f32::from_bits(if r & 4 == 0 {
+                            m + 1
+                        } else {
+                            m.saturating_sub(1)
+                        })
+                    }
+                    _ => (next() % 1_000_000) as f32 / 60.0,
+                };
+                if !t.is_finite() {
+                    continue;
+                }
+                let inv = 1.0 / f64::from(d);
+                assert_eq!(
+                    fmod_nonneg(t, d, inv).to_bits(),
+                    (t % d).to_bits(),
+                    "{t} % {d}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn wrap_modes() {

@@ -260,7 +260,8 @@ pub(super) fn refill_fused(
 }
 
 /// Evaluates every fused record at `lt` into `out[targets[j]]`. Every target must be below
-/// `bound`.
+/// `bound`; `contiguous` says that `targets[j] == targets[0] + j` (kept by the binding), which
+/// lets the SIMD path address the outputs without reading the targets.
 ///
 /// # Panics
 /// If `bound` exceeds `out.len()`.
@@ -269,6 +270,7 @@ pub(super) fn eval_fused(
     (blocks, cubic): Records<'_>,
     targets: &[u32],
     bound: usize,
+    contiguous: bool,
     out: &mut [Transform],
 ) {
     let n = targets.len().min(blocks.len() * 8);
@@ -276,12 +278,24 @@ pub(super) fn eval_fused(
     // `bound` (one past the largest target, kept by the binding) saves a pass over the targets.
     assert!(bound <= out.len(), "fused target out of range");
     debug_assert!(targets.iter().all(|&t| (t as usize) < bound));
+    debug_assert!(
+        !contiguous
+            || (targets.iter())
+                .zip(targets.first().map_or(0, |&t| t)..)
+                .all(|(&t, j)| t == j)
+    );
     #[cfg(target_arch = "x86_64")]
     {
         if avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available (checked above); every target indexes `out`
             // (asserted above).
-            unsafe { avx2::eval(lt, (blocks, cubic), targets, out) };
+            unsafe {
+                if contiguous {
+                    avx2::eval::<true>(lt, (blocks, cubic), targets, out);
+                } else {
+                    avx2::eval::<false>(lt, (blocks, cubic), targets, out);
+                }
+            }
             return;
         }
     }
@@ -492,16 +506,20 @@ mod avx2 {
         ]
     }
 
+    /// `CONTIGUOUS`: the targets are consecutive (`targets[j] == targets[0] + j`), so the
+    /// outputs are addressed from the first one without reading the others.
+    ///
     /// # Safety
     /// AVX2 must be available and every target must index `out`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn eval(
+    pub(super) unsafe fn eval<const CONTIGUOUS: bool>(
         lt: f32,
         (blocks, cubic): Records<'_>,
         targets: &[u32],
         out: &mut [Transform],
     ) {
         let out_ptr = out.as_mut_ptr();
+        let first = targets.first().map_or(0, |&t| t as usize);
         let ltv = _mm256_set1_ps(lt);
         let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
         let zero = _mm256_setzero_ps();
@@ -538,20 +556,41 @@ mod avx2 {
             let lo = |v: __m256| _mm256_castps256_ps128(v);
             let hi = |v: __m256| _mm256_extractf128_ps::<1>(v);
             if let Ok(tg) = <&[u32; 8]>::try_from(targets) {
+                // Translation and rotation of a bone are 32 contiguous bytes: one cross-lane
+                // permute and one 32-byte store instead of an extract and two 16-byte stores.
+                let store2 = |k: usize, tq: __m256, sc: __m128| {
+                    let target = if CONTIGUOUS {
+                        first + 8 * b + k
+                    } else {
+                        tg[k] as usize
+                    };
+                    // SAFETY: as for `store`: translation row and rotation, then scale row
+                    // (consecutive targets are `targets[8b + k]` too).
+                    unsafe {
+                        let o = out_ptr.add(target).cast::<f32>();
+                        _mm256_storeu_ps(o, tq);
+                        _mm_storeu_ps(o.add(8), sc);
+                    }
+                };
                 for k in 0..4 {
-                    store(tg[k], lo(t[k]), lo(q[k]), lo(sc[k]));
-                }
-                for k in 0..4 {
-                    store(tg[k + 4], hi(t[k]), hi(q[k]), hi(sc[k]));
+                    store2(k, _mm256_permute2f128_ps::<0x20>(t[k], q[k]), lo(sc[k]));
+                    store2(k + 4, _mm256_permute2f128_ps::<0x31>(t[k], q[k]), hi(sc[k]));
                 }
             } else {
+                // Constant indices only (a computed index into the register arrays would send
+                // them through the stack on every block, the full ones included).
                 for (lane, &target) in targets.iter().enumerate() {
-                    let k = lane % 4;
-                    if lane < 4 {
-                        store(target, lo(t[k]), lo(q[k]), lo(sc[k]));
-                    } else {
-                        store(target, hi(t[k]), hi(q[k]), hi(sc[k]));
-                    }
+                    let (tv, qv, sv) = match lane {
+                        0 => (lo(t[0]), lo(q[0]), lo(sc[0])),
+                        1 => (lo(t[1]), lo(q[1]), lo(sc[1])),
+                        2 => (lo(t[2]), lo(q[2]), lo(sc[2])),
+                        3 => (lo(t[3]), lo(q[3]), lo(sc[3])),
+                        4 => (hi(t[0]), hi(q[0]), hi(sc[0])),
+                        5 => (hi(t[1]), hi(q[1]), hi(sc[1])),
+                        6 => (hi(t[2]), hi(q[2]), hi(sc[2])),
+                        _ => (hi(t[3]), hi(q[3]), hi(sc[3])),
+                    };
+                    store(target, tv, qv, sv);
                 }
             }
         }
@@ -598,9 +637,16 @@ mod tests {
                 let targets: Vec<u32> = (0..bones as u32).rev().map(|t| t * 2).collect();
                 let mut a = vec![Transform::IDENTITY; bones * 2];
                 let mut b = a.clone();
-                eval_fused(0.3, cache.records(), &targets, a.len(), &mut a);
+                eval_fused(0.3, cache.records(), &targets, a.len(), false, &mut a);
                 eval_portable(0.3, cache.records(), &targets, &mut b);
                 assert_eq!(a, b, "cubic {cubic}, {bones} bones");
+                // Consecutive targets, after an offset.
+                let targets: Vec<u32> = (3..bones as u32 + 3).collect();
+                let mut a = vec![Transform::IDENTITY; bones + 3];
+                let mut b = a.clone();
+                eval_fused(0.3, cache.records(), &targets, a.len(), true, &mut a);
+                eval_portable(0.3, cache.records(), &targets, &mut b);
+                assert_eq!(a, b, "cubic {cubic}, {bones} bones, consecutive");
             }
         }
     }

@@ -93,6 +93,8 @@ pub struct SampleCache {
     binding: u64,
     window_lo: f32,
     window_hi: f32,
+    /// Loop count of the last looping sample (a hint for [`Clip::local_time_hinted`]).
+    loops: f64,
     fused: FusedCache,
     channels: [ChannelCache; 4],
 }
@@ -112,6 +114,7 @@ impl SampleCache {
             binding: 0,
             window_lo: f32::INFINITY,
             window_hi: f32::NEG_INFINITY,
+            loops: 0.0,
             fused: FusedCache::default(),
             channels: Default::default(),
         }
@@ -527,7 +530,7 @@ pub fn sample(
         binding.bone_count(),
         "local pose length differs from the bound skeleton"
     );
-    let lt = clip.local_time(time);
+    let lt = clip.local_time_hinted(time, &mut cache.loops);
     cache.prepare(clip, binding, lt);
     if untracked == Untracked::Rest {
         for &b in &binding.partially_tracked {
@@ -537,12 +540,26 @@ pub fn sample(
     let cubic = binding.cubic;
     let targets = &binding.fused.poly_targets;
     if binding.fused_table.is_empty() {
-        eval_fused(lt, cache.fused.records(), targets, binding.fused_bound, out);
+        eval_fused(
+            lt,
+            cache.fused.records(),
+            targets,
+            binding.fused_bound,
+            binding.fused_contiguous,
+            out,
+        );
     } else {
         let nb = targets.len().div_ceil(8);
         let p = cache.fused.shared_segment();
         let table = &binding.fused_table[p * nb..][..nb];
-        eval_fused(lt, (table, &[]), targets, binding.fused_bound, out);
+        eval_fused(
+            lt,
+            (table, &[]),
+            targets,
+            binding.fused_bound,
+            binding.fused_contiguous,
+            out,
+        );
     }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
@@ -586,7 +603,7 @@ pub fn sample_floats(
         out.len() >= binding.float_slot_count(),
         "float output shorter than the binding's slots"
     );
-    let lt = clip.local_time(time);
+    let lt = clip.local_time_hinted(time, &mut cache.loops);
     cache.prepare(clip, binding, lt);
     let cf = &cache.channels[FLOAT];
     let bf = &binding.channels[FLOAT];

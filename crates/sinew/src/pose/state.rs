@@ -23,6 +23,9 @@ pub struct RigState {
     blend: Option<BlendScratch>,
     placement: RootPlacement,
     origin: DVec3,
+    /// `placement` relative to `origin`, kept up to date by the setters so evaluating the
+    /// hierarchy does not rebuild it every frame.
+    root: Affine3A,
 }
 
 impl RigState {
@@ -38,6 +41,7 @@ impl RigState {
             blend: None,
             placement: RootPlacement::IDENTITY,
             origin: DVec3::ZERO,
+            root: RootPlacement::IDENTITY.to_affine_relative(DVec3::ZERO),
         }
     }
 
@@ -83,6 +87,7 @@ impl RigState {
     /// Moves the character. World matrices are stale until recomputed.
     pub fn set_placement(&mut self, placement: RootPlacement) {
         self.placement = placement;
+        self.root = placement.to_affine_relative(self.origin);
     }
 
     /// The floating-origin anchor, in world units (default zero).
@@ -94,12 +99,13 @@ impl RigState {
     /// Sets the floating-origin anchor: world matrices become relative to it.
     pub fn set_origin(&mut self, origin: DVec3) {
         self.origin = origin;
+        self.root = self.placement.to_affine_relative(origin);
     }
 
     /// The root matrix every root bone hangs from: placement relative to the anchor.
     #[must_use]
     pub fn root_affine(&self) -> Affine3A {
-        self.placement.to_affine_relative(self.origin)
+        self.root
     }
 
     /// Allocates the retained world buffer if it is not there yet (idempotent); computes
@@ -122,12 +128,11 @@ impl RigState {
     /// Bones are visited in the skeleton's depth-first order, where a bone's parent is most
     /// often the bone just evaluated; the vectorised kernel then takes the parent from registers.
     pub fn compute_world(&mut self) -> &[Affine3A] {
-        let root = self.root_affine();
         self.allocate_world();
         local_to_world(
             self.skeleton.parent_indices(),
             &self.locals,
-            &root,
+            &self.root,
             &mut self.world,
         );
         &self.world
@@ -136,7 +141,6 @@ impl RigState {
     /// Re-evaluates the subtree under `bone` (inclusive), reading its parent's world matrix
     /// from the buffer. Call after changing locals inside that subtree only.
     pub fn compute_world_subtree(&mut self, bone: BoneId) {
-        let root = self.root_affine();
         if self.world.len() != self.locals.len() {
             self.compute_world();
             return;
@@ -145,7 +149,7 @@ impl RigState {
         local_to_world_range(
             self.skeleton.parent_indices(),
             &self.locals,
-            &root,
+            &self.root,
             &mut self.world,
             bone.index(),
             end,
