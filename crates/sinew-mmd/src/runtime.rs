@@ -178,12 +178,9 @@ pub struct MmdInstance {
     ik_path: Vec<Vec<usize>>,
     /// Per IK owner, per link: the link's position in `ik_path`.
     link_in_path: Vec<Vec<usize>>,
-    /// Per IK owner, per path bone: whether its local transform during the iterations is
-    /// a function of its own IK rotation only (no append), so the refresh can skip
-    /// `update_world`.
-    path_plain: Vec<Vec<bool>>,
-    /// The local matrix `set_world` last used, per bone (reused by the path refresh).
-    local: Vec<Affine3A>,
+    /// Per IK owner: whether no bone on its path has an append, so each path bone's local
+    /// transform changes during the iterations only through its own IK rotation.
+    path_plain: Vec<bool>,
     stack: Vec<usize>,
     ik_snapshot: Vec<Quat>,
     /// The IK path as rotation + position during the iterations (see `solve_ik`).
@@ -228,7 +225,7 @@ impl MmdInstance {
         let mut infos = vec![Vec::new(); n];
         let mut ik_path = vec![Vec::new(); n];
         let mut link_in_path = vec![Vec::new(); n];
-        let mut path_plain = vec![Vec::new(); n];
+        let mut path_plain = vec![false; n];
         for (i, b) in model.bones.iter().enumerate() {
             if let Some(p) = b.parent {
                 children[p].push(i);
@@ -263,10 +260,7 @@ impl MmdInstance {
                     .map(|l| path.iter().position(|&b| b == l.bone).unwrap_or(usize::MAX))
                     .collect();
                 if cur == base && positions.iter().all(|&p| p != usize::MAX) {
-                    path_plain[i] = path
-                        .iter()
-                        .map(|&b| model.bones[b].append.is_none())
-                        .collect();
+                    path_plain[i] = path.iter().all(|&b| model.bones[b].append.is_none());
                     ik_path[i] = path;
                     link_in_path[i] = positions;
                 }
@@ -290,7 +284,6 @@ impl MmdInstance {
             ik_path,
             link_in_path,
             path_plain,
-            local: vec![Affine3A::IDENTITY; n],
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(n),
             path: PathPose {
@@ -491,17 +484,7 @@ impl MmdInstance {
     fn set_world(&mut self, i: usize, rotation: Quat, position: Vec3) {
         let bone = &self.model.bones[i];
         let local = Affine3A::from_rotation_translation(rotation, bone.rest_offset + position);
-        self.local[i] = local;
         self.world[i] = match bone.parent {
-            Some(p) => self.world[p] * local,
-            None => local,
-        };
-    }
-
-    /// `world = parent_world × local` with the local matrix from the last `set_world`.
-    fn reapply_local(&mut self, i: usize) {
-        let local = self.local[i];
-        self.world[i] = match self.model.bones[i].parent {
             Some(p) => self.world[p] * local,
             None => local,
         };
@@ -602,7 +585,7 @@ impl MmdInstance {
     /// its local transform changes only through its own IK rotation).
     fn begin_path(&mut self, owner: usize) {
         let path = &self.ik_path[owner];
-        self.path.active = !path.is_empty() && self.path_plain[owner].iter().all(|&p| p);
+        self.path.active = !path.is_empty() && self.path_plain[owner];
         if !self.path.active {
             return;
         }
@@ -777,29 +760,16 @@ impl MmdInstance {
             for k in (0..=ci).rev() {
                 self.update_ik_chain_world(links[k].bone);
             }
+            self.update_world(effector, false);
         } else {
-            // Only the bones between this link and the effector feed the next step.
+            // A path with append bones: only the bones between this link and the effector
+            // feed the next step (the path ends at the effector, so this refreshes it too).
             let rotation = self.ik_rotation[b] * self.chain_rotation[b];
             self.set_world(b, rotation, self.chain_position[b]);
-            // The path ends at the effector, so this also refreshes it.
-            // A bone without append keeps the local matrix it had (non-links) or is rebuilt
-            // from its own IK rotation (links): the same numbers `update_world` produces.
-            let from = self.link_in_path[owner][ci] + 1;
-            for k in from..self.ik_path[owner].len() {
-                let p = self.ik_path[owner][k];
-                if !self.path_plain[owner][k] {
-                    self.update_world(p, false);
-                } else if self.is_chain[p] {
-                    let rotation = self.ik_rotation[p] * self.chain_rotation[p];
-                    self.set_world(p, rotation, self.chain_position[p]);
-                } else {
-                    self.reapply_local(p);
-                }
+            for k in self.link_in_path[owner][ci] + 1..self.ik_path[owner].len() {
+                self.update_world(self.ik_path[owner][k], false);
             }
-            *target = self.position(effector);
-            return;
         }
-        self.update_world(effector, false);
         *target = self.position(effector);
     }
 }
