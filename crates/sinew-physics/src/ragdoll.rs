@@ -55,6 +55,23 @@ struct JointRt {
     spring: Vec3,
 }
 
+impl JointRt {
+    /// The XYZ Euler angles `e` of frame B in frame A clamped to the authored box (free axes
+    /// untouched), and the largest excess `|clamped − e|` (0 inside the box).
+    fn clamp_to_box(&self, e: Vec3) -> (Vec3, f32) {
+        let (e, min, max) = (e.to_array(), self.min.to_array(), self.max.to_array());
+        let mut clamped = e;
+        let mut excess = 0.0f32;
+        for i in 0..3 {
+            if self.plan.kinds[i] != AxisKind::Free {
+                clamped[i] = e[i].clamp(min[i], max[i]);
+                excess = excess.max((clamped[i] - e[i]).abs());
+            }
+        }
+        (Vec3::from_array(clamped), excess)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Role {
     Animated,
@@ -693,6 +710,12 @@ impl Ragdoll {
         }
     }
 
+    /// Joint `j`'s authored frame on body A and on body B, simulation space, now.
+    fn joint_frames(&self, j: &JointRt) -> (Rigid, Rigid) {
+        let pose = |rt: usize| Rigid::from_r(self.world.bodies[self.bodies[rt].handle].position());
+        (pose(j.a).mul(j.frame_a), pose(j.b).mul(j.frame_b))
+    }
+
     fn apply_springs(&mut self) {
         for b in &self.bodies {
             if !b.driven {
@@ -703,10 +726,7 @@ impl Ragdoll {
             if j.spring == Vec3::ZERO {
                 continue;
             }
-            let pa = Rigid::from_r(self.world.bodies[self.bodies[j.a].handle].position());
-            let pb = Rigid::from_r(self.world.bodies[self.bodies[j.b].handle].position());
-            let fa = pa.mul(j.frame_a);
-            let fb = pb.mul(j.frame_b);
+            let (fa, fb) = self.joint_frames(j);
             let mut rel = fa.r.inverse() * fb.r;
             if rel.w < 0.0 {
                 rel = -rel;
@@ -734,28 +754,15 @@ impl Ragdoll {
         for &(ji, move_b) in &self.projection {
             let j = &self.joints[ji];
             let (ha, hb) = (self.bodies[j.a].handle, self.bodies[j.b].handle);
-            let pa = Rigid::from_r(self.world.bodies[ha].position());
-            let pb = Rigid::from_r(self.world.bodies[hb].position());
-            let fa = pa.mul(j.frame_a);
-            let fb = pb.mul(j.frame_b);
+            let (fa, fb) = self.joint_frames(j);
             let rel = fa.r.inverse() * fb.r;
-            let e = euler_xyz_from_quat(rel).to_array();
-            let (min, max) = (j.min.to_array(), j.max.to_array());
-            let mut clamped = e;
-            let mut excess = 0.0f32;
-            for i in 0..3 {
-                if j.plan.kinds[i] == AxisKind::Free {
-                    continue;
-                }
-                clamped[i] = e[i].clamp(min[i], max[i]);
-                excess = excess.max((clamped[i] - e[i]).abs());
-            }
+            let (clamped, excess) = j.clamp_to_box(euler_xyz_from_quat(rel));
             let rotate = excess > tol.angular_tolerance;
             if !rotate && (fa.t - fb.t).length() <= lin_tol {
                 continue;
             }
             let rel = if rotate {
-                quat_from_euler_xyz(Vec3::from_array(clamped))
+                quat_from_euler_xyz(clamped)
             } else {
                 rel
             };
@@ -835,20 +842,9 @@ impl Ragdoll {
 
     /// (rotation excess beyond the authored box, radians; anchor separation, eval units).
     fn joint_error(&self, j: &JointRt) -> (f32, f32) {
-        let pa = Rigid::from_r(self.world.bodies[self.bodies[j.a].handle].position());
-        let pb = Rigid::from_r(self.world.bodies[self.bodies[j.b].handle].position());
-        let fa = pa.mul(j.frame_a);
-        let fb = pb.mul(j.frame_b);
-        let e = euler_xyz_from_quat(fa.r.inverse() * fb.r).to_array();
-        let (min, max) = (j.min.to_array(), j.max.to_array());
-        let mut worst = 0.0f32;
-        for i in 0..3 {
-            if j.plan.kinds[i] == AxisKind::Free {
-                continue;
-            }
-            worst = worst.max(min[i] - e[i]).max(e[i] - max[i]);
-        }
-        (worst, ((fa.t - fb.t) / self.unit_scale).length())
+        let (fa, fb) = self.joint_frames(j);
+        let (_, excess) = j.clamp_to_box(euler_xyz_from_quat(fa.r.inverse() * fb.r));
+        (excess, ((fa.t - fb.t) / self.unit_scale).length())
     }
 
     /// The joint-limit excess (radians) and anchor separation (evaluation units) of joint
