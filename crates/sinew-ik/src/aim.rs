@@ -6,7 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{Mat3A, Quat, Vec3, Vec3A, Vec4};
 
-use crate::chain::{check_quat, check_vec, unit};
+use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
 use crate::{ChainJoint, IkError};
 
@@ -101,13 +101,7 @@ impl AimParams {
                 expected: "finite",
             });
         }
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(IkError::InvalidParameter {
-                name: "weight",
-                value: weight,
-                expected: "in [0, 1]",
-            });
-        }
+        check_param((0.0..=1.0).contains(&weight), "weight", weight, "in [0, 1]")?;
         let cone = match cone_angle {
             None => None,
             Some(a) if (0.0..=PI).contains(&a) => {

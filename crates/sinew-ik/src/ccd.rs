@@ -6,7 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{EulerRot, Quat, Vec3, Vec3A};
 
-use crate::chain::{check_len, check_quat, check_vec};
+use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
 use crate::direction::shortest_arc_a;
 use crate::limits::{euler_pair, wrap};
 use crate::{IkError, RotationLimit, SolveResult};
@@ -59,27 +59,19 @@ impl CcdParams {
     /// # Errors
     /// [`IkError::InvalidCount`] / [`IkError::InvalidParameter`] naming the field.
     pub fn new(iterations: u32, unit_angle: f32, tolerance: f32) -> Result<Self, IkError> {
-        if !(1..=256).contains(&iterations) {
-            return Err(IkError::InvalidCount {
-                name: "iterations",
-                value: iterations,
-                expected: "1..=256",
-            });
-        }
-        if !(unit_angle.is_finite() && unit_angle > 0.0) {
-            return Err(IkError::InvalidParameter {
-                name: "unit_angle",
-                value: unit_angle,
-                expected: "finite, > 0",
-            });
-        }
-        if !(tolerance.is_finite() && tolerance >= 0.0) {
-            return Err(IkError::InvalidParameter {
-                name: "tolerance",
-                value: tolerance,
-                expected: "finite, >= 0",
-            });
-        }
+        check_iterations(iterations)?;
+        check_param(
+            unit_angle.is_finite() && unit_angle > 0.0,
+            "unit_angle",
+            unit_angle,
+            "finite, > 0",
+        )?;
+        check_param(
+            tolerance.is_finite() && tolerance >= 0.0,
+            "tolerance",
+            tolerance,
+            "finite, >= 0",
+        )?;
         Ok(Self {
             iterations,
             unit_angle,

@@ -143,6 +143,38 @@ pub(crate) fn unit(q: Quat) -> Quat {
     }
 }
 
+/// `Ok` when `ok`, else [`IkError::InvalidParameter`] naming the field, its value and what
+/// was expected.
+pub(crate) fn check_param(
+    ok: bool,
+    name: &'static str,
+    value: f32,
+    expected: &'static str,
+) -> Result<(), IkError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(IkError::InvalidParameter {
+            name,
+            value,
+            expected,
+        })
+    }
+}
+
+/// An iteration count in `1..=256`, else [`IkError::InvalidCount`].
+pub(crate) fn check_iterations(iterations: u32) -> Result<(), IkError> {
+    if (1..=256).contains(&iterations) {
+        Ok(())
+    } else {
+        Err(IkError::InvalidCount {
+            name: "iterations",
+            value: iterations,
+            expected: "1..=256",
+        })
+    }
+}
+
 pub(crate) fn check_len(name: &'static str, expected: usize, actual: usize) -> Result<(), IkError> {
     if expected == actual {
         Ok(())

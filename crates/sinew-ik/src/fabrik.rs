@@ -6,7 +6,9 @@ use core::f32::consts::PI;
 
 use glam::{Mat3A, Quat, Vec3, Vec3A};
 
-use crate::chain::{check_joints, check_len, check_vec, correction_from_delta, unit};
+use crate::chain::{
+    check_iterations, check_joints, check_len, check_param, check_vec, correction_from_delta, unit,
+};
 use crate::direction::{
     constrain_hinge, constrain_hinge_coords, limit_cone, normalize_limit_cone, safe_direction,
     safe_length, shortest_arc_a, HingeFrame,
@@ -47,27 +49,19 @@ impl FabrikParams {
     /// # Errors
     /// [`IkError::InvalidCount`] / [`IkError::InvalidParameter`] naming the field.
     pub fn new(iterations: u32, tolerance: f32, max_rotation_step: f32) -> Result<Self, IkError> {
-        if !(1..=256).contains(&iterations) {
-            return Err(IkError::InvalidCount {
-                name: "iterations",
-                value: iterations,
-                expected: "1..=256",
-            });
-        }
-        if !(tolerance.is_finite() && tolerance > 0.0) {
-            return Err(IkError::InvalidParameter {
-                name: "tolerance",
-                value: tolerance,
-                expected: "finite, > 0",
-            });
-        }
-        if !(max_rotation_step.is_finite() && max_rotation_step >= 0.0) {
-            return Err(IkError::InvalidParameter {
-                name: "max_rotation_step",
-                value: max_rotation_step,
-                expected: "finite, >= 0",
-            });
-        }
+        check_iterations(iterations)?;
+        check_param(
+            tolerance.is_finite() && tolerance > 0.0,
+            "tolerance",
+            tolerance,
+            "finite, > 0",
+        )?;
+        check_param(
+            max_rotation_step.is_finite() && max_rotation_step >= 0.0,
+            "max_rotation_step",
+            max_rotation_step,
+            "finite, >= 0",
+        )?;
         let step = max_rotation_step.min(PI);
         Ok(Self {
             iterations,

@@ -5,6 +5,7 @@ use core::f32::consts::PI;
 
 use glam::{EulerRot, Quat, Vec3};
 
+use crate::chain::check_param;
 use crate::IkError;
 
 /// A finite XYZ Euler box, in radians.
@@ -163,13 +164,12 @@ impl Rotor {
     /// # Errors
     /// [`IkError::InvalidParameter`] unless `angle` is finite and in `0..=π`.
     pub fn new(angle: f32) -> Result<Self, IkError> {
-        if !(angle.is_finite() && (0.0..=PI).contains(&angle)) {
-            return Err(IkError::InvalidParameter {
-                name: "angle",
-                value: angle,
-                expected: "finite, in 0..=π",
-            });
-        }
+        check_param(
+            angle.is_finite() && (0.0..=PI).contains(&angle),
+            "angle",
+            angle,
+            "finite, in 0..=π",
+        )?;
         let (sin, cos) = angle.sin_cos();
         Ok(Self { angle, cos, sin })
     }

@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use crate::chain::{check_quat, check_vec, unit};
+use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::{ChainJoint, IkError};
 
@@ -39,27 +39,14 @@ impl TwoBoneParams {
     /// # Errors
     /// [`IkError::InvalidParameter`] naming the field.
     pub fn new(weight: f32, soften: f32, straight_margin: f32) -> Result<Self, IkError> {
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(IkError::InvalidParameter {
-                name: "weight",
-                value: weight,
-                expected: "in [0, 1]",
-            });
-        }
-        if !(soften > 0.0 && soften <= 1.0) {
-            return Err(IkError::InvalidParameter {
-                name: "soften",
-                value: soften,
-                expected: "in (0, 1]",
-            });
-        }
-        if !(straight_margin.is_finite() && straight_margin >= 0.0) {
-            return Err(IkError::InvalidParameter {
-                name: "straight_margin",
-                value: straight_margin,
-                expected: "finite, >= 0",
-            });
-        }
+        check_param((0.0..=1.0).contains(&weight), "weight", weight, "in [0, 1]")?;
+        check_param(soften > 0.0 && soften <= 1.0, "soften", soften, "in (0, 1]")?;
+        check_param(
+            straight_margin.is_finite() && straight_margin >= 0.0,
+            "straight_margin",
+            straight_margin,
+            "finite, >= 0",
+        )?;
         Ok(Self {
             weight,
             soften,

@@ -34,7 +34,7 @@ mod weighted;
 
 use glam::{Quat, Vec3};
 
-use crate::chain::{check_joints, check_len, check_quat, check_vec};
+use crate::chain::{check_joints, check_len, check_param, check_quat, check_vec};
 use crate::{ChainJoint, FabrikLink, FabrikScratch, IkError};
 
 pub use limits::clamp_correction;
@@ -239,13 +239,12 @@ pub(crate) fn validate(
                 actual: g.chain.index(),
             });
         }
-        if !(g.weight.is_finite() && (0.0..=1.0).contains(&g.weight)) {
-            return Err(IkError::InvalidParameter {
-                name: "weight",
-                value: g.weight,
-                expected: "in [0, 1]",
-            });
-        }
+        check_param(
+            g.weight.is_finite() && (0.0..=1.0).contains(&g.weight),
+            "weight",
+            g.weight,
+            "in [0, 1]",
+        )?;
         if !g.priority.is_finite() {
             return Err(IkError::InvalidParameter {
                 name: "priority",

@@ -8,6 +8,7 @@ use super::{
 };
 use std::sync::OnceLock;
 
+use crate::chain::check_param;
 use crate::{apply_corrections, solve_fabrik, FabrikParams, IkError};
 
 /// The shipped arbiter: one weighted pass, with its limits stated.
@@ -329,13 +330,12 @@ impl Arbiter for DefaultArbiter {
         residuals: &mut [f32],
     ) -> Result<(), IkError> {
         validate(chains, goals, corrections_local, residuals)?;
-        if !(self.priority_band > 0.0 && self.priority_band.is_finite()) {
-            return Err(IkError::InvalidParameter {
-                name: "priority_band",
-                value: self.priority_band,
-                expected: "finite, > 0",
-            });
-        }
+        check_param(
+            self.priority_band > 0.0 && self.priority_band.is_finite(),
+            "priority_band",
+            self.priority_band,
+            "finite, > 0",
+        )?;
         let mut offset = 0;
         for (c, chain) in chains.iter().enumerate() {
             let n = chain.links.len();
