@@ -85,6 +85,8 @@ struct LinkInfo {
     cap_cos: f32,
     /// `(sin, cos)` of half the cap: the step quaternion when the cap binds.
     cap_half: (f32, f32),
+    /// Per axis X, Y, Z: limited to `[0, 0]` (that Euler angle is always 0).
+    zero: [bool; 3],
 }
 
 fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
@@ -102,6 +104,7 @@ fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
             order: EulerOrder::Xzy,
             cap_cos,
             cap_half,
+            zero: [false; 3],
         };
     };
     let half_pi = std::f32::consts::FRAC_PI_2;
@@ -130,6 +133,7 @@ fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
         order,
         cap_cos,
         cap_half,
+        zero: [x, y, z],
     }
 }
 
@@ -704,49 +708,78 @@ impl MmdInstance {
             let clamp88 = |a: f32| a.clamp(-threshold, threshold);
             // Decompose in the link's Euler order (the middle angle kept within ±88°), limit
             // every angle, rebuild in the same order. An axis limited to [0, 0] contributes
-            // the identity whatever its angle, so it is neither decomposed nor multiplied.
-            let zero = [
-                min.x == 0.0 && max.x == 0.0,
-                min.y == 0.0 && max.y == 0.0,
-                min.z == 0.0 && max.z == 0.0,
-            ];
-            let angle = |k: usize, f: &dyn Fn() -> f32| if zero[k] { 0.0 } else { f() };
+            // the identity whatever its angle, so it is not decomposed.
+            let [fx, fy, fz] = info.zero.map(|z| !z);
             let (rx, ry, rz) = match info.order {
                 EulerOrder::Yxz => (
-                    angle(0, &|| clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin())),
-                    angle(1, &|| m.z_axis.x.atan2(m.z_axis.z)),
-                    angle(2, &|| m.x_axis.y.atan2(m.y_axis.y)),
+                    if fx {
+                        clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin())
+                    } else {
+                        0.0
+                    },
+                    if fy {
+                        m.z_axis.x.atan2(m.z_axis.z)
+                    } else {
+                        0.0
+                    },
+                    if fz {
+                        m.x_axis.y.atan2(m.y_axis.y)
+                    } else {
+                        0.0
+                    },
                 ),
                 EulerOrder::Zyx => (
-                    angle(0, &|| m.y_axis.z.atan2(m.z_axis.z)),
-                    angle(1, &|| clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin())),
-                    angle(2, &|| m.x_axis.y.atan2(m.x_axis.x)),
+                    if fx {
+                        m.y_axis.z.atan2(m.z_axis.z)
+                    } else {
+                        0.0
+                    },
+                    if fy {
+                        clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin())
+                    } else {
+                        0.0
+                    },
+                    if fz {
+                        m.x_axis.y.atan2(m.x_axis.x)
+                    } else {
+                        0.0
+                    },
                 ),
                 EulerOrder::Xzy => (
-                    angle(0, &|| m.y_axis.z.atan2(m.y_axis.y)),
-                    angle(1, &|| m.z_axis.x.atan2(m.x_axis.x)),
-                    angle(2, &|| clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin())),
+                    if fx {
+                        m.y_axis.z.atan2(m.y_axis.y)
+                    } else {
+                        0.0
+                    },
+                    if fy {
+                        m.z_axis.x.atan2(m.x_axis.x)
+                    } else {
+                        0.0
+                    },
+                    if fz {
+                        clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin())
+                    } else {
+                        0.0
+                    },
                 ),
             };
-            let axis_q = |k: usize, a: f32, lo: f32, hi: f32, f: fn(f32) -> Quat| {
-                (!zero[k]).then(|| f(limit_angle(a, lo, hi, use_axis)))
+            let turn = |free: bool, a: f32, lo: f32, hi: f32, f: fn(f32) -> Quat| {
+                if free {
+                    f(limit_angle(a, lo, hi, use_axis))
+                } else {
+                    Quat::IDENTITY
+                }
             };
             let (qx, qy, qz) = (
-                axis_q(0, rx, min.x, max.x, Quat::from_rotation_x),
-                axis_q(1, ry, min.y, max.y, Quat::from_rotation_y),
-                axis_q(2, rz, min.z, max.z, Quat::from_rotation_z),
+                turn(fx, rx, min.x, max.x, Quat::from_rotation_x),
+                turn(fy, ry, min.y, max.y, Quat::from_rotation_y),
+                turn(fz, rz, min.z, max.z, Quat::from_rotation_z),
             );
-            let mul = |a: Option<Quat>, b: Option<Quat>| match (a, b) {
-                (Some(a), Some(b)) => Some(a * b),
-                (a, None) => a,
-                (None, b) => b,
-            };
             let rebuilt = match info.order {
-                EulerOrder::Yxz => mul(mul(qy, qx), qz),
-                EulerOrder::Zyx => mul(mul(qz, qy), qx),
-                EulerOrder::Xzy => mul(mul(qx, qz), qy),
-            }
-            .unwrap_or(Quat::IDENTITY);
+                EulerOrder::Yxz => qy * qx * qz,
+                EulerOrder::Zyx => qz * qy * qx,
+                EulerOrder::Xzy => qx * qz * qy,
+            };
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
         }
         if self.path.active {
