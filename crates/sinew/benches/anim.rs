@@ -14,7 +14,12 @@
 //! Criterion reports time per iteration; divide by 64 for ns/joint (throughput is set to 64
 //! elements, so the elements/s figure is joints/s).
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::sync::Arc;
+
+use common::min_ns_per_joint;
 
 use criterion::{black_box, criterion_group, Criterion, Throughput};
 use glam::Affine3A;
@@ -57,6 +62,88 @@ fn baked_clip(h: &Humanoid, keys: usize, phase: f32) -> Arc<Clip> {
         );
     }
     b.build().expect("valid clip")
+}
+
+/// The pipeline workload: two clips sampled at 60 fps playback, blended 0.6 / 0.4 over the
+/// rest pose, then local-to-world.
+struct Pipeline<'h> {
+    h: &'h Humanoid,
+    clips: [Arc<Clip>; 2],
+    bindings: [ClipBinding; 2],
+    caches: [SampleCache; 2],
+    poses: [Vec<Transform>; 2],
+    locals: Vec<Transform>,
+    world: Vec<Affine3A>,
+    params: BlendParams,
+    t: f32,
+}
+
+impl<'h> Pipeline<'h> {
+    fn new(h: &'h Humanoid, keys: usize) -> Self {
+        let clips = [baked_clip(h, keys, 0.0), baked_clip(h, keys, 0.37)];
+        let bindings = clips.clone().map(|c| ClipBinding::new(&c, &h.skeleton));
+        let caches = [
+            SampleCache::for_binding(&bindings[0]),
+            SampleCache::for_binding(&bindings[1]),
+        ];
+        let rest = h.skeleton.rest_pose().to_vec();
+        Self {
+            h,
+            clips,
+            bindings,
+            caches,
+            poses: [rest.clone(), rest.clone()],
+            locals: rest,
+            world: vec![Affine3A::IDENTITY; h.skeleton.len()],
+            params: BlendParams::default(),
+            t: 0.0,
+        }
+    }
+
+    /// Samples clip `k` at time `t` into its pose.
+    fn sample(&mut self, k: usize, t: f32) {
+        sample(
+            &self.clips[k],
+            &self.bindings[k],
+            &mut self.caches[k],
+            t,
+            Untracked::Keep,
+            &mut self.poses[k],
+        );
+    }
+
+    fn blend(&mut self) {
+        blend(
+            self.h.skeleton.rest_pose(),
+            &[
+                BlendLayer::new(black_box(&self.poses[0]), 0.6),
+                BlendLayer::new(&self.poses[1], 0.4),
+            ],
+            &[],
+            &self.params,
+            &mut self.locals,
+        );
+    }
+
+    fn local_to_world(&mut self) {
+        local_to_world(
+            self.h.skeleton.parent_indices(),
+            black_box(&self.locals),
+            &Affine3A::IDENTITY,
+            &mut self.world,
+        );
+    }
+
+    /// One frame: advance 1/60 s, sample both clips, blend, local-to-world.
+    fn frame(&mut self) {
+        self.t += DT;
+        let t = black_box(self.t);
+        self.sample(0, t);
+        self.sample(1, t * 1.1);
+        self.blend();
+        self.local_to_world();
+        black_box(&self.world);
+    }
 }
 
 fn bench_anim(c: &mut Criterion) {
@@ -148,158 +235,35 @@ fn bench_anim(c: &mut Criterion) {
     });
 
     for keys in [5usize, 31] {
-        let clip_a = baked_clip(&h, keys, 0.0);
-        let clip_b = baked_clip(&h, keys, 0.37);
-        let bind_a = ClipBinding::new(&clip_a, &h.skeleton);
-        let bind_b = ClipBinding::new(&clip_b, &h.skeleton);
-        let mut cache_a = SampleCache::for_binding(&bind_a);
-        let mut cache_b = SampleCache::for_binding(&bind_b);
-        let mut pa = h.skeleton.rest_pose().to_vec();
-        let mut pb = h.skeleton.rest_pose().to_vec();
-        let mut locals = h.skeleton.rest_pose().to_vec();
-        let mut world = vec![Affine3A::IDENTITY; n];
-        let mut t = 0.0f32;
+        let mut pipeline = Pipeline::new(&h, keys);
         group.bench_function(
             format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps"),
-            |b| {
-                b.iter(|| {
-                    t += DT;
-                    sample(
-                        &clip_a,
-                        &bind_a,
-                        &mut cache_a,
-                        black_box(t),
-                        Untracked::Keep,
-                        &mut pa,
-                    );
-                    sample(
-                        &clip_b,
-                        &bind_b,
-                        &mut cache_b,
-                        t * 1.1,
-                        Untracked::Keep,
-                        &mut pb,
-                    );
-                    blend(
-                        h.skeleton.rest_pose(),
-                        &[BlendLayer::new(&pa, 0.6), BlendLayer::new(&pb, 0.4)],
-                        &[],
-                        &params,
-                        &mut locals,
-                    );
-                    local_to_world(
-                        h.skeleton.parent_indices(),
-                        &locals,
-                        &Affine3A::IDENTITY,
-                        &mut world,
-                    );
-                    black_box(&world);
-                });
-            },
+            |b| b.iter(|| pipeline.frame()),
         );
     }
     group.finish();
 }
 
-/// Minimum over many short batches, in ns per joint: robust on a shared, loaded machine where
-/// criterion's mean drifts with other processes. Printed before the criterion run.
-fn min_ns_per_joint(joints: usize, mut f: impl FnMut()) -> f64 {
-    const BATCH: u32 = 64;
-    let mut best = f64::INFINITY;
-    for _ in 0..3000 {
-        let start = std::time::Instant::now();
-        for _ in 0..BATCH {
-            f();
-        }
-        best = best.min(start.elapsed().as_nanos() as f64 / f64::from(BATCH));
-    }
-    best / joints as f64
-}
-
 fn min_report() {
     let h = Humanoid::new();
     let n = h.skeleton.len();
-    let params = BlendParams::default();
     println!("min-of-batches ns/joint (64-joint humanoid, linear TRS, 1 s clip, 60 fps):");
     for keys in [5usize, 31] {
-        let clip_a = baked_clip(&h, keys, 0.0);
-        let clip_b = baked_clip(&h, keys, 0.37);
-        let bind_a = ClipBinding::new(&clip_a, &h.skeleton);
-        let bind_b = ClipBinding::new(&clip_b, &h.skeleton);
-        let mut cache_a = SampleCache::for_binding(&bind_a);
-        let mut cache_b = SampleCache::for_binding(&bind_b);
-        let mut pa = h.skeleton.rest_pose().to_vec();
-        let mut pb = pa.clone();
-        let mut locals = pa.clone();
-        let mut world = vec![Affine3A::IDENTITY; n];
-        let mut t = 0.0f32;
+        let mut p = Pipeline::new(&h, keys);
         let sample_ns = min_ns_per_joint(n, || {
-            t += DT;
-            sample(
-                &clip_a,
-                &bind_a,
-                &mut cache_a,
-                black_box(t),
-                Untracked::Keep,
-                &mut pa,
-            );
-            black_box(&pa);
+            p.t += DT;
+            p.sample(0, black_box(p.t));
+            black_box(&p.poses[0]);
         });
         let blend_ns = min_ns_per_joint(n, || {
-            blend(
-                h.skeleton.rest_pose(),
-                &[
-                    BlendLayer::new(black_box(&pa), 0.6),
-                    BlendLayer::new(&pb, 0.4),
-                ],
-                &[],
-                &params,
-                &mut locals,
-            );
-            black_box(&locals);
+            p.blend();
+            black_box(&p.locals);
         });
         let l2w_ns = min_ns_per_joint(n, || {
-            local_to_world(
-                h.skeleton.parent_indices(),
-                black_box(&locals),
-                &Affine3A::IDENTITY,
-                &mut world,
-            );
-            black_box(&world);
+            p.local_to_world();
+            black_box(&p.world);
         });
-        let pipe_ns = min_ns_per_joint(n, || {
-            t += DT;
-            sample(
-                &clip_a,
-                &bind_a,
-                &mut cache_a,
-                black_box(t),
-                Untracked::Keep,
-                &mut pa,
-            );
-            sample(
-                &clip_b,
-                &bind_b,
-                &mut cache_b,
-                t * 1.1,
-                Untracked::Keep,
-                &mut pb,
-            );
-            blend(
-                h.skeleton.rest_pose(),
-                &[BlendLayer::new(&pa, 0.6), BlendLayer::new(&pb, 0.4)],
-                &[],
-                &params,
-                &mut locals,
-            );
-            local_to_world(
-                h.skeleton.parent_indices(),
-                &locals,
-                &Affine3A::IDENTITY,
-                &mut world,
-            );
-            black_box(&world);
-        });
+        let pipe_ns = min_ns_per_joint(n, || p.frame());
         println!(
             "  {keys:>2} keys: sample {sample_ns:.2}  blend2 {blend_ns:.2}  local_to_world {l2w_ns:.2}  pipeline {pipe_ns:.2}"
         );

@@ -3,6 +3,10 @@
 //! Peer figures on this machine (ozz-animation 0.16 LocalToModelJob): 6.3 ns/joint (SSE2),
 //! 4.6 ns/joint (AVX2). Target: ≤ 3.0 ns/joint.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::min_ns_per_joint;
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::Affine3A;
 use sinew::pose::{local_to_world, local_to_world_ordered};
@@ -53,21 +57,6 @@ fn bench_local_to_world(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-/// Minimum over many short batches, in ns per joint: robust on a shared, loaded machine where
-/// criterion's mean drifts with other processes. Printed before the criterion run.
-fn min_ns_per_joint(joints: usize, mut f: impl FnMut()) -> f64 {
-    const BATCH: u32 = 64;
-    let mut best = f64::INFINITY;
-    for _ in 0..3000 {
-        let start = std::time::Instant::now();
-        for _ in 0..BATCH {
-            f();
-        }
-        best = best.min(start.elapsed().as_nanos() as f64 / f64::from(BATCH));
-    }
-    best / joints as f64
 }
 
 fn min_report() {
