@@ -195,3 +195,113 @@ pub fn ccd_chain(links: usize) -> (Vec<CcdLink>, Vec3) {
         .collect();
     (l, Vec3::X * links as f32)
 }
+
+// ---- The benchmark cases (`benches/ik.rs` times them, `examples/ik_quality.rs` reports their
+// solved fractions): fixed seeds, `TARGETS` targets each.
+
+/// Targets per benchmark case.
+pub const TARGETS: usize = 1024;
+
+/// Two-bone: random reachable targets around the [`arm`]'s shoulder (pole `-Z`).
+pub fn two_bone_targets() -> Vec<Vec3> {
+    let mut rng = Rng::new(1);
+    (0..TARGETS)
+        .map(|_| rng.direction() * rng.range(0.1, 0.53))
+        .collect()
+}
+
+/// Aim: a head joint, forward `+Z`, up `+Y`, an eye offset, and targets 0.5–5 m around it.
+pub fn aim_case() -> (ChainJoint, sinew_ik::AimParams, Vec<Vec3>) {
+    let head = ChainJoint::new(Vec3::new(0.0, 1.6, 0.0), Quat::IDENTITY);
+    let params =
+        sinew_ik::AimParams::new(Vec3::Z, Vec3::Y, Vec3::new(0.0, 0.07, 0.1), 0.0, 1.0, None)
+            .unwrap();
+    let mut rng = Rng::new(2);
+    let targets = (0..TARGETS)
+        .map(|_| head.position + rng.direction() * rng.range(0.5, 5.0))
+        .collect();
+    (head, params, targets)
+}
+
+/// FABRIK, 3 free bones following a moving target, the chain keeping its solved pose between
+/// frames: each frame's pose before the solve and its target, with the number solved and the
+/// total iterations.
+pub fn fabrik3_moving_frames(
+    params: &sinew_ik::FabrikParams,
+) -> (Vec<(Vec<ChainJoint>, Vec3)>, usize, u32) {
+    let links = [FabrikLink::FREE; 3];
+    let mut scratch = sinew_ik::FabrikScratch::with_capacity(3);
+    let mut corrections = [Quat::IDENTITY; 3];
+    let mut joints = straight_chain(3, 1.0);
+    let (mut solved, mut iterations) = (0, 0);
+    let frames = (0..TARGETS)
+        .map(|k| {
+            let a = k as f32 * 0.02;
+            let target = Vec3::new(1.5 + a.cos(), a.sin() * 1.2, (a * 0.7).sin() * 0.8);
+            let before = joints.clone();
+            let r = sinew_ik::solve_fabrik(
+                &joints,
+                &links,
+                target,
+                params,
+                &mut scratch,
+                &mut corrections,
+            )
+            .unwrap();
+            solved += usize::from(r.satisfied);
+            iterations += r.iterations;
+            joints = fk(&joints, &corrections);
+            (before, target)
+        })
+        .collect();
+    (frames, solved, iterations)
+}
+
+/// FABRIK, 10 bones from a straight chain: `(case, links, targets)` for 45° rotors with random
+/// reachable targets and for local 90° hinges with planar targets.
+pub fn fabrik10_cases() -> [(&'static str, Vec<FabrikLink>, Vec<Vec3>); 2] {
+    let targets = |seed, gen: fn(&mut Rng, usize, f32) -> Vec3| {
+        let mut rng = Rng::new(seed);
+        (0..TARGETS).map(|_| gen(&mut rng, 10, 1.0)).collect()
+    };
+    [
+        (
+            "rotor45_random_reachable",
+            rotor_links(10),
+            targets(3, random_rotor_target),
+        ),
+        (
+            "local_hinge90_planar_random",
+            hinge_links(10),
+            targets(4, random_hinge_target),
+        ),
+    ]
+}
+
+/// CCD, the [`mmd_leg`] with 40 iterations and random leg targets.
+pub fn ccd_leg_case() -> ([CcdLink; 2], Vec3, sinew_ik::CcdParams, Vec<Vec3>) {
+    let (leg, effector) = mmd_leg();
+    let mut rng = Rng::new(5);
+    let targets = (0..TARGETS).map(|_| random_leg_target(&mut rng)).collect();
+    (
+        leg,
+        effector,
+        sinew_ik::CcdParams::new(40, 2.0, 1e-4).unwrap(),
+        targets,
+    )
+}
+
+/// CCD, a 10-link [`ccd_chain`] with 10 iterations and random targets 1–9.5 from its base.
+pub fn ccd10_case() -> (Vec<CcdLink>, Vec3, sinew_ik::CcdParams, Vec<Vec3>) {
+    let (links, effector) = ccd_chain(10);
+    let mut rng = Rng::new(6);
+    let targets = (0..TARGETS)
+        .map(|_| rng.direction() * rng.range(1.0, 9.5))
+        .collect();
+    (
+        links,
+        effector,
+        sinew_ik::CcdParams::new(10, 2.0, 1e-4).unwrap(),
+        targets,
+    )
+}
