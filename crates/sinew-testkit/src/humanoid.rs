@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
+use sinew::anim::{BoneTrack, Clip, Track};
 use sinew::dynamics::{
     BodyMode, BonePoseConstraint, ChainSolver, IkChain, IkChainParams, IkLink, Joint, JointDesc,
     Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder, TransformInheritance,
@@ -334,6 +335,40 @@ impl Default for Humanoid {
 }
 
 impl Humanoid {
+    /// The walk baked into a 1 s looping clip with `keys` evenly spaced linear keys on every
+    /// bone's translation, rotation and scale (ozz-animation's benchmark conditions), starting
+    /// at `phase` seconds.
+    ///
+    /// # Panics
+    /// If `keys < 2`.
+    #[must_use]
+    pub fn walk_clip(&self, keys: usize, phase: f32) -> Arc<Clip> {
+        assert!(keys >= 2, "a clip needs two keys");
+        let n = self.skeleton.len();
+        let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
+        let mut frames = vec![vec![Transform::IDENTITY; n]; keys];
+        for (f, &t) in frames.iter_mut().zip(&times) {
+            self.animate(phase + t, f);
+        }
+        let mut b = Clip::builder("walk").duration(1.0);
+        for bone in self.skeleton.bones() {
+            let i = bone.index();
+            let track = |f: &dyn Fn(&Transform) -> Vec3| {
+                Track::linear(times.clone(), frames.iter().map(|p| f(&p[i])).collect())
+            };
+            b = b.bone(
+                BoneTrack::new(self.skeleton.name(bone))
+                    .with_translation(track(&|t| t.translation))
+                    .with_rotation(Track::linear(
+                        times.clone(),
+                        frames.iter().map(|p| p[i].rotation).collect(),
+                    ))
+                    .with_scale(track(&|t| t.scale)),
+            );
+        }
+        b.build().expect("the walk bakes into a valid clip")
+    }
+
     /// A [`Model`] of this humanoid with four IK chains and two inheritance constraints — the
     /// workload of the instance benchmarks:
     ///

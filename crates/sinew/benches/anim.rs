@@ -24,45 +24,13 @@ use common::min_ns_per_joint;
 use criterion::{black_box, criterion_group, Criterion, Throughput};
 use glam::Affine3A;
 use sinew::anim::{
-    blend, sample, BlendLayer, BlendParams, BoneTrack, Clip, ClipBinding, SampleCache, Track,
-    Untracked,
+    blend, sample, BlendLayer, BlendParams, Clip, ClipBinding, SampleCache, Untracked,
 };
 use sinew::pose::local_to_world;
 use sinew::Transform;
 use sinew_testkit::Humanoid;
 
 const DT: f32 = 1.0 / 60.0;
-
-/// A 1 s looping clip with `keys` linear keys per channel, baked from the humanoid's walk
-/// starting at `phase`.
-fn baked_clip(h: &Humanoid, keys: usize, phase: f32) -> Arc<Clip> {
-    let n = h.skeleton.len();
-    let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
-    let mut frames = vec![vec![Transform::IDENTITY; n]; keys];
-    for (f, &t) in frames.iter_mut().zip(&times) {
-        h.animate(phase + t, f);
-    }
-    let mut b = Clip::builder("walk").duration(1.0);
-    for bone in h.skeleton.bones() {
-        let i = bone.index();
-        b = b.bone(
-            BoneTrack::new(h.skeleton.name(bone))
-                .with_translation(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].translation).collect(),
-                ))
-                .with_rotation(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].rotation).collect(),
-                ))
-                .with_scale(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].scale).collect(),
-                )),
-        );
-    }
-    b.build().expect("valid clip")
-}
 
 /// The pipeline workload: two clips sampled at 60 fps playback, blended 0.6 / 0.4 over the
 /// rest pose, then local-to-world.
@@ -80,7 +48,7 @@ struct Pipeline<'h> {
 
 impl<'h> Pipeline<'h> {
     fn new(h: &'h Humanoid, keys: usize) -> Self {
-        let clips = [baked_clip(h, keys, 0.0), baked_clip(h, keys, 0.37)];
+        let clips = [h.walk_clip(keys, 0.0), h.walk_clip(keys, 0.37)];
         let bindings = clips.clone().map(|c| ClipBinding::new(&c, &h.skeleton));
         let caches = [
             SampleCache::for_binding(&bindings[0]),
@@ -153,7 +121,7 @@ fn bench_anim(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
 
     for keys in [5usize, 31] {
-        let clip = baked_clip(&h, keys, 0.0);
+        let clip = h.walk_clip(keys, 0.0);
         let binding = ClipBinding::new(&clip, &h.skeleton);
         let mut cache = SampleCache::for_binding(&binding);
         let mut out = h.skeleton.rest_pose().to_vec();

@@ -10,10 +10,7 @@ use clap::Args;
 use glam::{Affine3A, Quat, Vec3};
 use rayon::prelude::*;
 use serde_json::json;
-use sinew::anim::{
-    blend, sample, BlendLayer, BlendParams, BoneTrack, Clip, ClipBinding, SampleCache, Track,
-    Untracked,
-};
+use sinew::anim::{blend, sample, BlendLayer, BlendParams, ClipBinding, SampleCache, Untracked};
 use sinew::ik::{
     solve_aim, solve_fabrik, solve_two_bone, AimParams, ChainJoint, FabrikLink, FabrikParams,
     FabrikScratch, IkJoint, Rotor, TwoBoneParams,
@@ -116,36 +113,6 @@ impl Rng {
     }
 }
 
-/// A 1 s looping clip with `keys` linear TRS keys per bone, baked from the humanoid's walk.
-fn baked_clip(h: &Humanoid, keys: usize, phase: f32) -> Result<Arc<Clip>, CliError> {
-    let n = h.skeleton.len();
-    let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
-    let mut frames = vec![vec![Transform::IDENTITY; n]; keys];
-    for (f, &t) in frames.iter_mut().zip(&times) {
-        h.animate(phase + t, f);
-    }
-    let mut b = Clip::builder("walk").duration(1.0);
-    for bone in h.skeleton.bones() {
-        let i = bone.index();
-        b = b.bone(
-            BoneTrack::new(h.skeleton.name(bone))
-                .with_translation(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].translation).collect(),
-                ))
-                .with_rotation(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].rotation).collect(),
-                ))
-                .with_scale(Track::linear(
-                    times.clone(),
-                    frames.iter().map(|f| f[i].scale).collect(),
-                )),
-        );
-    }
-    b.build().map_err(|e| CliError::Internal(e.to_string()))
-}
-
 fn internal(e: impl std::fmt::Display) -> CliError {
     CliError::Internal(e.to_string())
 }
@@ -188,7 +155,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     });
 
     // Clip sampling + blend: two 5-key clips sampled and blended 30/70.
-    let (clip_a, clip_b) = (baked_clip(&h, 5, 0.0)?, baked_clip(&h, 5, 0.5)?);
+    let (clip_a, clip_b) = (h.walk_clip(5, 0.0), h.walk_clip(5, 0.5));
     let (bind_a, bind_b) = (
         ClipBinding::new(&clip_a, &h.skeleton),
         ClipBinding::new(&clip_b, &h.skeleton),
