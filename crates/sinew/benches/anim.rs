@@ -24,9 +24,10 @@ use common::min_ns_per_joint;
 use criterion::{black_box, criterion_group, Criterion, Throughput};
 use glam::Affine3A;
 use sinew::anim::{
-    blend, sample, BlendLayer, BlendParams, Clip, ClipBinding, SampleCache, Untracked,
+    blend, blend_soa, sample, sample_soa, BlendLayer, BlendParams, Clip, ClipBinding, SampleCache,
+    Untracked,
 };
-use sinew::pose::local_to_world;
+use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::Transform;
 use sinew_testkit::Humanoid;
 
@@ -44,6 +45,15 @@ struct Pipeline<'h> {
     world: Vec<Affine3A>,
     params: BlendParams,
     t: f32,
+    /// The same frame in structure-of-arrays form (own caches and poses).
+    soa: SoaFrame,
+}
+
+struct SoaFrame {
+    caches: [SampleCache; 2],
+    rest: SoaPose,
+    poses: [SoaPose; 2],
+    locals: SoaPose,
 }
 
 impl<'h> Pipeline<'h> {
@@ -58,14 +68,71 @@ impl<'h> Pipeline<'h> {
         Self {
             h,
             clips,
-            bindings,
             caches,
             poses: [rest.clone(), rest.clone()],
             locals: rest,
             world: vec![Affine3A::IDENTITY; h.skeleton.len()],
             params: BlendParams::default(),
             t: 0.0,
+            soa: SoaFrame {
+                caches: [
+                    SampleCache::for_binding(&bindings[0]),
+                    SampleCache::for_binding(&bindings[1]),
+                ],
+                rest: SoaPose::from_transforms(h.skeleton.rest_pose()),
+                poses: [
+                    SoaPose::from_transforms(h.skeleton.rest_pose()),
+                    SoaPose::from_transforms(h.skeleton.rest_pose()),
+                ],
+                locals: SoaPose::from_transforms(h.skeleton.rest_pose()),
+            },
+            bindings,
         }
+    }
+
+    /// Samples clip `k` at time `t` into its SoA pose.
+    fn sample_soa(&mut self, k: usize, t: f32) {
+        sample_soa(
+            &self.clips[k],
+            &self.bindings[k],
+            &mut self.soa.caches[k],
+            t,
+            Untracked::Keep,
+            &mut self.soa.poses[k],
+        );
+    }
+
+    fn blend_soa(&mut self) {
+        blend_soa(
+            &self.soa.rest,
+            &[
+                BlendLayer::new_soa(black_box(&self.soa.poses[0]), 0.6),
+                BlendLayer::new_soa(&self.soa.poses[1], 0.4),
+            ],
+            &[],
+            &self.params,
+            &mut self.soa.locals,
+        );
+    }
+
+    fn local_to_world_soa(&mut self) {
+        local_to_world_soa(
+            self.h.skeleton.parent_indices(),
+            black_box(&self.soa.locals),
+            &Affine3A::IDENTITY,
+            &mut self.world,
+        );
+    }
+
+    /// One frame in SoA form: advance 1/60 s, sample both clips, blend, local-to-world.
+    fn frame_soa(&mut self) {
+        self.t += DT;
+        let t = black_box(self.t);
+        self.sample_soa(0, t);
+        self.sample_soa(1, t * 1.1);
+        self.blend_soa();
+        self.local_to_world_soa();
+        black_box(&self.world);
     }
 
     /// Samples clip `k` at time `t` into its pose.
@@ -202,11 +269,37 @@ fn bench_anim(c: &mut Criterion) {
         });
     });
 
+    let (sa, sb) = (
+        SoaPose::from_transforms(&a),
+        SoaPose::from_transforms(&bpose),
+    );
+    let soa_rest = SoaPose::from_transforms(h.skeleton.rest_pose());
+    let mut soa_out = SoaPose::new(n);
+    group.bench_function("blend/64j_2layers_soa", |b| {
+        b.iter(|| {
+            blend_soa(
+                &soa_rest,
+                &[
+                    BlendLayer::new_soa(black_box(&sa), 0.3),
+                    BlendLayer::new_soa(&sb, 0.7),
+                ],
+                &[],
+                &params,
+                &mut soa_out,
+            );
+            black_box(&soa_out);
+        });
+    });
+
     for keys in [5usize, 31] {
         let mut pipeline = Pipeline::new(&h, keys);
         group.bench_function(
             format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps"),
             |b| b.iter(|| pipeline.frame()),
+        );
+        group.bench_function(
+            format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps_soa"),
+            |b| b.iter(|| pipeline.frame_soa()),
         );
     }
     group.finish();
@@ -234,6 +327,23 @@ fn min_report() {
         let pipe_ns = min_ns_per_joint(n, || p.frame());
         println!(
             "  {keys:>2} keys: sample {sample_ns:.2}  blend2 {blend_ns:.2}  local_to_world {l2w_ns:.2}  pipeline {pipe_ns:.2}"
+        );
+        let sample_ns = min_ns_per_joint(n, || {
+            p.t += DT;
+            p.sample_soa(0, black_box(p.t));
+            black_box(&p.soa.poses[0]);
+        });
+        let blend_ns = min_ns_per_joint(n, || {
+            p.blend_soa();
+            black_box(&p.soa.locals);
+        });
+        let l2w_ns = min_ns_per_joint(n, || {
+            p.local_to_world_soa();
+            black_box(&p.world);
+        });
+        let pipe_ns = min_ns_per_joint(n, || p.frame_soa());
+        println!(
+            "  {keys:>2} keys, SoA: sample {sample_ns:.2}  blend2 {blend_ns:.2}  local_to_world {l2w_ns:.2}  pipeline {pipe_ns:.2}"
         );
     }
 }

@@ -9,7 +9,7 @@ mod common;
 use common::min_ns_per_joint;
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::Affine3A;
-use sinew::pose::{local_to_world, local_to_world_ordered};
+use sinew::pose::{local_to_world, local_to_world_ordered, local_to_world_soa, SoaPose};
 use sinew::{RigState, Transform};
 use sinew_testkit::Humanoid;
 
@@ -48,6 +48,18 @@ fn bench_local_to_world(c: &mut Criterion) {
                 });
             },
         );
+        let soa = SoaPose::from_transforms(&locals);
+        group.bench_with_input(BenchmarkId::new("soa", joints), &joints, |b, _| {
+            b.iter(|| {
+                local_to_world_soa(
+                    h.skeleton.parent_indices(),
+                    black_box(&soa),
+                    &Affine3A::IDENTITY,
+                    &mut out,
+                );
+                black_box(&out);
+            });
+        });
         let mut state = RigState::new(h.skeleton.clone());
         state.locals_mut().copy_from_slice(&locals);
         group.bench_with_input(BenchmarkId::new("rig_state", joints), &joints, |b, _| {
@@ -85,13 +97,23 @@ fn min_report() {
             );
             black_box(&out);
         });
+        let soa = SoaPose::from_transforms(&locals);
+        let soa_ns = min_ns_per_joint(joints, || {
+            local_to_world_soa(
+                h.skeleton.parent_indices(),
+                black_box(&soa),
+                &Affine3A::IDENTITY,
+                &mut out,
+            );
+            black_box(&out);
+        });
         let mut state = RigState::new(h.skeleton.clone());
         state.locals_mut().copy_from_slice(&locals);
         let rig = min_ns_per_joint(joints, || {
             black_box(state.compute_world());
         });
         println!(
-            "  {joints:>3} joints: slices {slices:.2}  slices_level_order {ordered:.2}  rig_state {rig:.2}"
+            "  {joints:>3} joints: slices {slices:.2}  slices_level_order {ordered:.2}  soa {soa_ns:.2}  rig_state {rig:.2}"
         );
     }
 }

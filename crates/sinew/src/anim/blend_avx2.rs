@@ -4,6 +4,7 @@
 
 use core::arch::x86_64::*;
 
+use crate::pose::SoaBlock;
 use crate::Transform;
 
 /// `Transform` is three 16-byte rows (translation + padding, rotation, scale + padding).
@@ -136,4 +137,58 @@ pub(super) unsafe fn blend_two(
     row3(&a[n - 1].scale, &b[n - 1].scale, wa4, wb4, unsafe {
         po.add(12 * (n - 1) + 8)
     });
+}
+
+/// Blends the structure-of-arrays blocks `a` and `b` into `out` (all the same length) with
+/// weights `wa`, `wb`: whole rows, no transposes. Per lane the same operations as
+/// `blend_two_portable`.
+///
+/// # Safety
+/// AVX2 must be available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn blend_two_soa(
+    a: &[SoaBlock],
+    b: &[SoaBlock],
+    wa: f32,
+    wb: f32,
+    out: &mut [SoaBlock],
+) {
+    assert!(a.len() == out.len() && b.len() == out.len());
+    let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
+    let sign = _mm256_set1_ps(-0.0);
+    let zero = _mm256_setzero_ps();
+    let one = _mm256_set1_ps(1.0);
+    let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+    // SAFETY: `SoaBlock` rows are eight floats, 32-byte aligned.
+    let load = |r: &[f32; 8]| unsafe { _mm256_load_ps(r.as_ptr()) };
+    // SAFETY: as above, writable.
+    let store = |r: &mut [f32; 8], v: __m256| unsafe { _mm256_store_ps(r.as_mut_ptr(), v) };
+    for ((pa, pb), po) in a.iter().zip(b).zip(out) {
+        let qa: [__m256; 4] = core::array::from_fn(|i| load(&pa.rotation[i]));
+        let qb: [__m256; 4] = core::array::from_fn(|i| load(&pb.rotation[i]));
+        let dot = add(
+            add(mul(qa[0], qb[0]), mul(qa[2], qb[2])),
+            add(mul(qa[1], qb[1]), mul(qa[3], qb[3])),
+        );
+        let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
+        let wq = _mm256_xor_ps(wb8, flip);
+        let q: [__m256; 4] = core::array::from_fn(|i| add(mul(qa[i], wa8), mul(qb[i], wq)));
+        let len2 = add(
+            add(mul(q[0], q[0]), mul(q[2], q[2])),
+            add(mul(q[1], q[1]), mul(q[3], q[3])),
+        );
+        let inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
+        for (i, qi) in q.into_iter().enumerate() {
+            store(&mut po.rotation[i], mul(qi, inv));
+        }
+        for i in 0..3 {
+            let t = add(
+                mul(load(&pa.translation[i]), wa8),
+                mul(load(&pb.translation[i]), wb8),
+            );
+            store(&mut po.translation[i], t);
+            let s = add(mul(load(&pa.scale[i]), wa8), mul(load(&pb.scale[i]), wb8));
+            store(&mut po.scale[i], s);
+        }
+    }
 }

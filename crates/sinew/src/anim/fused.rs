@@ -16,6 +16,7 @@ use super::sample::{
     fold_rotation, fold_scale, fold_translation, locate, poly_coefficients, segment_range, Cursors,
 };
 use super::{BoneTrack, ClipBinding};
+use crate::pose::SoaPose;
 use crate::Transform;
 
 /// Rows of a block: translation `c0` (3), `c1` (3), rotation `c0` (4), `c1` (4), scale `c0`
@@ -302,7 +303,17 @@ pub(super) fn eval_fused(
     eval_portable(lt, (blocks, cubic), targets, out);
 }
 
-fn eval_portable(lt: f32, (blocks, cubic): Records<'_>, targets: &[u32], out: &mut [Transform]) {
+fn eval_portable(lt: f32, records: Records<'_>, targets: &[u32], out: &mut [Transform]) {
+    eval_lanes(lt, records, targets, |target, t| out[target] = t);
+}
+
+/// Evaluates every record at `lt`, one lane at a time, handing `(target, transform)` to `write`.
+fn eval_lanes(
+    lt: f32,
+    (blocks, cubic): Records<'_>,
+    targets: &[u32],
+    mut write: impl FnMut(usize, Transform),
+) {
     for (j, &target) in targets.iter().enumerate() {
         let (b, lane) = (j / 8, j % 8);
         let block = &blocks[b];
@@ -331,11 +342,44 @@ fn eval_portable(lt: f32, (blocks, cubic): Records<'_>, targets: &[u32], out: &m
         let (qx, qy, qz, qw) = (vr(R0), vr(R0 + 1), vr(R0 + 2), vr(R0 + 3));
         let len2 = (qx * qx + qz * qz) + (qy * qy + qw * qw);
         let inv = 1.0 / len2.sqrt();
-        let o = &mut out[target as usize];
-        o.translation = glam::Vec3::new(v(T0), v(T0 + 1), v(T0 + 2));
-        o.rotation = glam::Quat::from_xyzw(qx * inv, qy * inv, qz * inv, qw * inv);
-        o.scale = glam::Vec3::new(v(S0), v(S0 + 1), v(S0 + 2));
+        write(
+            target as usize,
+            Transform {
+                translation: glam::Vec3::new(v(T0), v(T0 + 1), v(T0 + 2)),
+                rotation: glam::Quat::from_xyzw(qx * inv, qy * inv, qz * inv, qw * inv),
+                scale: glam::Vec3::new(v(S0), v(S0 + 1), v(S0 + 2)),
+            },
+        );
     }
+}
+
+/// [`eval_fused`] into a structure-of-arrays pose: whole rows are stored where the targets
+/// are eight consecutive bones starting on a block boundary, lanes otherwise.
+///
+/// # Panics
+/// If `bound` exceeds `out.len()`.
+pub(super) fn eval_fused_soa(
+    lt: f32,
+    records: Records<'_>,
+    targets: &[u32],
+    bound: usize,
+    contiguous: bool,
+    out: &mut SoaPose,
+) {
+    let n = targets.len().min(records.0.len() * 8);
+    let targets = &targets[..n];
+    assert!(bound <= out.len(), "fused target out of range");
+    debug_assert!(targets.iter().all(|&t| (t as usize) < bound));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 is available (checked above); every target is below `out.len()`.
+            unsafe { avx2::eval_soa(lt, records, targets, contiguous, out.blocks_mut()) };
+            return;
+        }
+    }
+    let _ = contiguous;
+    eval_lanes(lt, records, targets, |target, t| out.set(target, &t));
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -344,6 +388,7 @@ mod avx2 {
 
     use super::{CubicBlock, FusedBlock, FusedCache, Records, R0, R1, S0, S1, T0, T1};
     use crate::anim::{BoneTrack, ClipBinding};
+    use crate::pose::SoaBlock;
     use crate::Transform;
 
     #[inline]
@@ -506,6 +551,83 @@ mod avx2 {
         ]
     }
 
+    /// One block's values at `lt`: translation rows, normalised rotation rows, scale rows.
+    ///
+    /// # Safety
+    /// AVX2 must be available.
+    #[inline(always)]
+    unsafe fn values(block: &FusedBlock, cubic: Option<&CubicBlock>, ltv: __m256) -> [__m256; 10] {
+        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+        let s = mul(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
+        let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
+        let q = [
+            v(R0, R1),
+            v(R0 + 1, R1 + 1),
+            v(R0 + 2, R1 + 2),
+            v(R0 + 3, R1 + 3),
+        ];
+        let len2 = add(
+            add(mul(q[0], q[0]), mul(q[2], q[2])),
+            add(mul(q[1], q[1]), mul(q[3], q[3])),
+        );
+        let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
+        [
+            v(T0, T1),
+            v(T0 + 1, T1 + 1),
+            v(T0 + 2, T1 + 2),
+            mul(q[0], inv),
+            mul(q[1], inv),
+            mul(q[2], inv),
+            mul(q[3], inv),
+            v(S0, S1),
+            v(S0 + 1, S1 + 1),
+            v(S0 + 2, S1 + 2),
+        ]
+    }
+
+    /// Structure-of-arrays output: rows straight into the block where the eight targets are
+    /// consecutive from a block boundary, lane by lane otherwise.
+    ///
+    /// # Safety
+    /// AVX2 must be available and every target must be below `8 · out.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn eval_soa(
+        lt: f32,
+        (blocks, cubic): Records<'_>,
+        targets: &[u32],
+        contiguous: bool,
+        out: &mut [SoaBlock],
+    ) {
+        let first = targets.first().map_or(0, |&t| t as usize);
+        let aligned = contiguous && first.is_multiple_of(8);
+        let ltv = _mm256_set1_ps(lt);
+        let put = |dst: &mut SoaBlock, v: [__m256; 10]| {
+            let SoaBlock {
+                translation: [t0, t1, t2],
+                rotation: [q0, q1, q2, q3],
+                scale: [s0, s1, s2],
+            } = dst;
+            for (d, v) in [t0, t1, t2, q0, q1, q2, q3, s0, s1, s2].into_iter().zip(v) {
+                // SAFETY: a `SoaBlock` row: eight floats, 32-byte aligned.
+                unsafe { _mm256_store_ps(d.as_mut_ptr(), v) };
+            }
+        };
+        for (b, (block, targets)) in blocks.iter().zip(targets.chunks(8)).enumerate() {
+            // SAFETY: AVX2 is available (the caller's contract).
+            let v = unsafe { values(block, cubic.get(b), ltv) };
+            if aligned && targets.len() == 8 {
+                put(&mut out[first / 8 + b], v);
+            } else {
+                let mut rows = SoaBlock::IDENTITY;
+                put(&mut rows, v);
+                for (lane, &target) in targets.iter().enumerate() {
+                    let target = target as usize;
+                    out[target / 8].set(target % 8, &rows.get(lane));
+                }
+            }
+        }
+    }
+
     /// `CONTIGUOUS`: the targets are consecutive (`targets[j] == targets[0] + j`), so the
     /// outputs are addressed from the first one without reading the others.
     ///
@@ -521,26 +643,14 @@ mod avx2 {
         let out_ptr = out.as_mut_ptr();
         let first = targets.first().map_or(0, |&t| t as usize);
         let ltv = _mm256_set1_ps(lt);
-        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
         let zero = _mm256_setzero_ps();
         for (b, (block, targets)) in blocks.iter().zip(targets.chunks(8)).enumerate() {
-            let cubic = cubic.get(b);
-            let s = mul(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
-            let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
-            let t = [v(T0, T1), v(T0 + 1, T1 + 1), v(T0 + 2, T1 + 2), zero];
-            let q = [
-                v(R0, R1),
-                v(R0 + 1, R1 + 1),
-                v(R0 + 2, R1 + 2),
-                v(R0 + 3, R1 + 3),
-            ];
-            let sc = [v(S0, S1), v(S0 + 1, S1 + 1), v(S0 + 2, S1 + 2), zero];
-            let len2 = add(
-                add(mul(q[0], q[0]), mul(q[2], q[2])),
-                add(mul(q[1], q[1]), mul(q[3], q[3])),
-            );
-            let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
-            let q = q.map(|x| mul(x, inv));
+            // SAFETY: AVX2 is available (the caller's contract).
+            let [t0, t1, t2, q0, q1, q2, q3, s0, s1, s2] =
+                unsafe { values(block, cubic.get(b), ltv) };
+            let t = [t0, t1, t2, zero];
+            let q = [q0, q1, q2, q3];
+            let sc = [s0, s1, s2, zero];
             let (t, q, sc) = (transpose(t), transpose(q), transpose(sc));
             let store = |target: u32, t: __m128, q: __m128, sc: __m128| {
                 // SAFETY: `target < out.len()` (the caller's contract). A `Transform` is

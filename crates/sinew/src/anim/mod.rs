@@ -49,11 +49,11 @@ mod track;
 
 pub use bezier::BezierEase;
 pub use binding::ClipBinding;
-pub use blend::{blend, AdditiveLayer, AdditiveReference, BlendLayer, BlendParams};
+pub use blend::{blend, blend_soa, AdditiveLayer, AdditiveReference, BlendLayer, BlendParams};
 pub use clip::{BoneTrack, Clip, ClipBuilder, ClipId, FloatTrack, ValueSpace, Wrap};
 pub use crossfade::{CrossFade, Ease};
 pub use error::ClipError;
 pub use interpolation::{Interpolation, TrackValue};
 pub use retarget::{leg_length, RetargetMap, RetargetScratch};
-pub use sample::{sample, sample_floats, SampleCache, Untracked};
+pub use sample::{sample, sample_floats, sample_soa, SampleCache, Untracked};
 pub use track::Track;

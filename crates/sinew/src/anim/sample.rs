@@ -14,12 +14,13 @@
 //! Because a record depends only on (track, segment), sampling after any sequence of seeks
 //! gives exactly the same result as sampling with a fresh cache.
 
-use glam::{Quat, Vec4};
+use glam::{Quat, Vec3, Vec4};
 
 use super::binding::{ChannelBinding, FLOAT, ROTATION, SCALE, TRANSLATION};
-use super::fused::{eval_fused, refill_fused, FusedCache};
+use super::fused::{eval_fused, eval_fused_soa, refill_fused, FusedCache, Records};
 use super::interpolation::segment_coefficients;
 use super::{BezierEase, Clip, ClipBinding, ClipId, Interpolation, Track, TrackValue};
+use crate::pose::SoaPose;
 use crate::Transform;
 
 /// What sampling writes for bones (or channels) the clip does not animate.
@@ -450,11 +451,11 @@ pub(super) fn fold_scale(rest: &Transform, c: &mut [Vec4]) {
 /// Polynomial rotation records, normalised four at a time so the square roots and divisions
 /// run as one SIMD operation each.
 #[inline(always)]
-fn eval_rotations<const CUBIC: bool>(
+fn eval_rotations<const CUBIC: bool, P: PoseSink + ?Sized>(
     lt: f32,
     cache: &ChannelCache,
     targets: &[u32],
-    out: &mut [Transform],
+    out: &mut P,
 ) {
     let n = cache.poly.len().min(targets.len());
     let (segs, targets) = (&cache.poly[..n], &targets[..n]);
@@ -480,14 +481,14 @@ fn eval_rotations<const CUBIC: bool>(
         );
         let inv = Vec4::from_array(len2.to_array().map(f32::sqrt)).recip();
         let t = &targets[base..base + 4];
-        out[t[0] as usize].rotation = Quat::from_vec4(v[0] * inv.x);
-        out[t[1] as usize].rotation = Quat::from_vec4(v[1] * inv.y);
-        out[t[2] as usize].rotation = Quat::from_vec4(v[2] * inv.z);
-        out[t[3] as usize].rotation = Quat::from_vec4(v[3] * inv.w);
+        out.set_rotation(t[0] as usize, Quat::from_vec4(v[0] * inv.x));
+        out.set_rotation(t[1] as usize, Quat::from_vec4(v[1] * inv.y));
+        out.set_rotation(t[2] as usize, Quat::from_vec4(v[2] * inv.z));
+        out.set_rotation(t[3] as usize, Quat::from_vec4(v[3] * inv.w));
     }
-    for j in full..n {
+    for (j, &target) in targets.iter().enumerate().skip(full) {
         let v = eval(j);
-        out[targets[j] as usize].rotation = Quat::from_vec4(v * v.length_recip());
+        out.set_rotation(target as usize, Quat::from_vec4(v * v.length_recip()));
     }
 }
 
@@ -525,8 +526,122 @@ pub fn sample(
     untracked: Untracked,
     out: &mut [Transform],
 ) {
+    sample_into(clip, binding, cache, time, untracked, out);
+}
+
+/// [`sample`] into a structure-of-arrays pose: the whole-bone records are stored as rows,
+/// without the transpose into `Transform`s. Bit-identical to `sample` on the same input.
+///
+/// # Panics
+/// If `binding` was made for another clip, or `out.len()` differs from
+/// [`ClipBinding::bone_count`].
+pub fn sample_soa(
+    clip: &Clip,
+    binding: &ClipBinding,
+    cache: &mut SampleCache,
+    time: f32,
+    untracked: Untracked,
+    out: &mut SoaPose,
+) {
+    sample_into(clip, binding, cache, time, untracked, out);
+}
+
+/// A local pose sampling writes into: a slice of transforms or an SoA pose.
+trait PoseSink {
+    fn bone_count(&self) -> usize;
+    fn set(&mut self, i: usize, t: &Transform);
+    fn set_translation(&mut self, i: usize, v: Vec3);
+    fn set_rotation(&mut self, i: usize, q: Quat);
+    fn set_scale(&mut self, i: usize, v: Vec3);
+    fn fused(
+        &mut self,
+        lt: f32,
+        records: Records<'_>,
+        targets: &[u32],
+        bound: usize,
+        contiguous: bool,
+    );
+}
+
+impl PoseSink for [Transform] {
+    #[inline(always)]
+    fn bone_count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, t: &Transform) {
+        self[i] = *t;
+    }
+    #[inline(always)]
+    fn set_translation(&mut self, i: usize, v: Vec3) {
+        self[i].translation = v;
+    }
+    #[inline(always)]
+    fn set_rotation(&mut self, i: usize, q: Quat) {
+        self[i].rotation = q;
+    }
+    #[inline(always)]
+    fn set_scale(&mut self, i: usize, v: Vec3) {
+        self[i].scale = v;
+    }
+    #[inline(always)]
+    fn fused(
+        &mut self,
+        lt: f32,
+        records: Records<'_>,
+        targets: &[u32],
+        bound: usize,
+        contiguous: bool,
+    ) {
+        eval_fused(lt, records, targets, bound, contiguous, self);
+    }
+}
+
+impl PoseSink for SoaPose {
+    #[inline(always)]
+    fn bone_count(&self) -> usize {
+        self.len()
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize, t: &Transform) {
+        SoaPose::set(self, i, t);
+    }
+    #[inline(always)]
+    fn set_translation(&mut self, i: usize, v: Vec3) {
+        self.blocks_mut()[i / 8].set_translation(i % 8, v);
+    }
+    #[inline(always)]
+    fn set_rotation(&mut self, i: usize, q: Quat) {
+        self.blocks_mut()[i / 8].set_rotation(i % 8, q);
+    }
+    #[inline(always)]
+    fn set_scale(&mut self, i: usize, v: Vec3) {
+        self.blocks_mut()[i / 8].set_scale(i % 8, v);
+    }
+    #[inline(always)]
+    fn fused(
+        &mut self,
+        lt: f32,
+        records: Records<'_>,
+        targets: &[u32],
+        bound: usize,
+        contiguous: bool,
+    ) {
+        eval_fused_soa(lt, records, targets, bound, contiguous, self);
+    }
+}
+
+#[inline(always)]
+fn sample_into<P: PoseSink + ?Sized>(
+    clip: &Clip,
+    binding: &ClipBinding,
+    cache: &mut SampleCache,
+    time: f32,
+    untracked: Untracked,
+    out: &mut P,
+) {
     assert_eq!(
-        out.len(),
+        out.bone_count(),
         binding.bone_count(),
         "local pose length differs from the bound skeleton"
     );
@@ -534,55 +649,56 @@ pub fn sample(
     cache.prepare(clip, binding, lt);
     if untracked == Untracked::Rest {
         for &b in &binding.partially_tracked {
-            out[b as usize] = binding.rest[b as usize];
+            out.set(b as usize, &binding.rest[b as usize]);
         }
     }
     let cubic = binding.cubic;
     let targets = &binding.fused.poly_targets;
     if binding.fused_table.is_empty() {
-        eval_fused(
+        out.fused(
             lt,
             cache.fused.records(),
             targets,
             binding.fused_bound,
             binding.fused_contiguous,
-            out,
         );
     } else {
         let nb = targets.len().div_ceil(8);
         let p = cache.fused.shared_segment();
         let table = &binding.fused_table[p * nb..][..nb];
-        eval_fused(
+        out.fused(
             lt,
             (table, &[]),
             targets,
             binding.fused_bound,
             binding.fused_contiguous,
-            out,
         );
     }
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
     eval_channel(lt, ct, bt, cubic, |i, v| {
-        out[i].translation = Vec4::truncate(v);
+        out.set_translation(i, Vec4::truncate(v))
     });
     if cubic {
-        eval_rotations::<true>(lt, cr, &br.poly_targets, out);
+        eval_rotations::<true, P>(lt, cr, &br.poly_targets, out);
     } else {
-        eval_rotations::<false>(lt, cr, &br.poly_targets, out);
+        eval_rotations::<false, P>(lt, cr, &br.poly_targets, out);
     }
     eval_channel(lt, cs, bs, cubic, |i, v| {
-        out[i].scale = Vec4::truncate(v);
+        out.set_scale(i, Vec4::truncate(v))
     });
     for (seg, &i) in ct.eased.iter().zip(&bt.eased_targets) {
-        out[i as usize].translation = Vec4::truncate(eased_vec(seg, lt));
+        out.set_translation(i as usize, Vec4::truncate(eased_vec(seg, lt)));
     }
     for (seg, &i) in cr.eased.iter().zip(&br.eased_targets) {
         let e = seg.ease[0].ease(eased_s(seg, lt));
-        out[i as usize].rotation = Quat::from_vec4(seg.a).slerp(Quat::from_vec4(seg.b), e);
+        out.set_rotation(
+            i as usize,
+            Quat::from_vec4(seg.a).slerp(Quat::from_vec4(seg.b), e),
+        );
     }
     for (seg, &i) in cs.eased.iter().zip(&bs.eased_targets) {
-        out[i as usize].scale = Vec4::truncate(eased_vec(seg, lt));
+        out.set_scale(i as usize, Vec4::truncate(eased_vec(seg, lt)));
     }
 }
 

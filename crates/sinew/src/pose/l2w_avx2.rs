@@ -21,6 +21,7 @@ use core::arch::x86_64::*;
 
 use glam::Affine3A;
 
+use super::SoaBlock;
 use crate::skeleton::NO_PARENT;
 use crate::Transform;
 
@@ -125,7 +126,13 @@ fn rotation_scale_block(l: [&Transform; 8], out: *mut Block) {
     let sx = _mm256_shuffle_ps::<0x44>(u0, u1);
     let sy = _mm256_shuffle_ps::<0xEE>(u0, u1);
     let sz = _mm256_shuffle_ps::<0x44>(u2, u3);
+    rotation_scale_rows([x, y, z, w], [sx, sy, sz], out);
+}
 
+/// Pass 1 on rows: quaternion rows `x, y, z, w` and scale rows, lane = bone.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn rotation_scale_rows([x, y, z, w]: [__m256; 4], [sx, sy, sz]: [__m256; 3], out: *mut Block) {
     let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
     let one = _mm256_set1_ps(1.0);
     let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
@@ -151,6 +158,101 @@ fn rotation_scale_block(l: [&Transform; 8], out: *mut Block) {
     }
 }
 
+/// Pass 1 straight from a structure-of-arrays block: no transposes.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn rotation_scale_soa(b: &SoaBlock, out: *mut Block) {
+    // SAFETY: `SoaBlock` is `align(32)` and its rows are eight floats (32 bytes) each.
+    let row = |r: &[f32; 8]| unsafe { _mm256_load_ps(r.as_ptr()) };
+    let q = [
+        row(&b.rotation[0]),
+        row(&b.rotation[1]),
+        row(&b.rotation[2]),
+        row(&b.rotation[3]),
+    ];
+    let s = [row(&b.scale[0]), row(&b.scale[1]), row(&b.scale[2])];
+    rotation_scale_rows(q, s, out);
+}
+
+/// Where the passes read the local transforms.
+trait Locals {
+    /// Floats between a translation's `x`, `y` and `z`.
+    const STRIDE: usize;
+    /// Pass 1 for the bones at positions `first..first + 8` of `seq` (the last one repeated past
+    /// `last`), into `out`. Every position's bone is below the pose length.
+    fn fill<S: BoneSeq>(&self, seq: &S, first: usize, last: usize, out: *mut Block);
+    /// Address of bone `i`'s translation `x` (`y`, `z` follow at `STRIDE`, `2·STRIDE`).
+    ///
+    /// # Safety
+    /// `i` must be below the pose length.
+    unsafe fn translation(&self, i: usize) -> *const f32;
+    /// [`bone_evex`] with this source's translation stride.
+    ///
+    /// # Safety
+    /// As [`bone_evex`].
+    #[inline(always)]
+    unsafe fn bone_evex(p: [__m128; 4], e: *const f32, t: *const f32) -> [__m128; 4] {
+        // SAFETY: the caller's contract.
+        unsafe {
+            if Self::STRIDE == 1 {
+                bone_evex::<1>(p, e, t)
+            } else {
+                bone_evex::<8>(p, e, t)
+            }
+        }
+    }
+}
+
+impl Locals for [Transform] {
+    const STRIDE: usize = 1;
+
+    #[inline(always)]
+    fn fill<S: BoneSeq>(&self, seq: &S, first: usize, last: usize, out: *mut Block) {
+        let l: [&Transform; 8] = match seq.contiguous(first) {
+            // Eight consecutive bones: one bounds check, fixed offsets.
+            Some(i0) if first + 7 <= last => {
+                let c: &[Transform; 8] = self[i0..i0 + 8].try_into().expect("eight");
+                core::array::from_fn(|k| &c[k])
+            }
+            _ => core::array::from_fn(|k| &self[seq.bone((first + k).min(last))]),
+        };
+        // SAFETY: AVX2 and FMA are available (this runs inside `eval`, whose callers checked).
+        unsafe { rotation_scale_block(l, out) };
+    }
+
+    #[inline(always)]
+    unsafe fn translation(&self, i: usize) -> *const f32 {
+        // SAFETY: `i < len` (the caller's contract).
+        core::ptr::from_ref(unsafe { &self.get_unchecked(i).translation }).cast::<f32>()
+    }
+}
+
+impl Locals for [SoaBlock] {
+    const STRIDE: usize = 8;
+
+    #[inline(always)]
+    fn fill<S: BoneSeq>(&self, seq: &S, first: usize, last: usize, out: *mut Block) {
+        match seq.contiguous(first) {
+            // SAFETY: AVX2 and FMA are available (inside `eval`).
+            Some(i0) if i0.is_multiple_of(8) => unsafe { rotation_scale_soa(&self[i0 / 8], out) },
+            _ => {
+                let t: [Transform; 8] = core::array::from_fn(|k| {
+                    let i = seq.bone((first + k).min(last));
+                    self[i / 8].get(i % 8)
+                });
+                // SAFETY: as above.
+                unsafe { rotation_scale_block(core::array::from_fn(|k| &t[k]), out) };
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn translation(&self, i: usize) -> *const f32 {
+        // SAFETY: `i < len ≤ 8·blocks` (the caller's contract).
+        unsafe { self.get_unchecked(i / 8).translation[0].as_ptr().add(i % 8) }
+    }
+}
+
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn load_affine(a: &Affine3A) -> [__m128; 4] {
@@ -167,13 +269,18 @@ fn load_affine(a: &Affine3A) -> [__m128; 4] {
 }
 
 /// Pass 2 for one bone with embedded-broadcast multiplies: `e` points at the bone's first
-/// rotation·scale entry in its block (entry `c` at `e + 8c`), `t` at its translation.
+/// rotation·scale entry in its block (entry `c` at `e + 8c`), `t` at its translation (`x`,
+/// `y`, `z` at `t`, `t + TS`, `t + 2·TS` floats).
 ///
 /// # Safety
 /// The CPU must support AVX-512F and AVX-512VL; `e` must be readable at the nine entries and
-/// `t` at three floats.
+/// `t` at the three translation floats.
 #[inline(always)]
-unsafe fn bone_evex([px, py, pz, pt]: [__m128; 4], e: *const f32, t: *const f32) -> [__m128; 4] {
+unsafe fn bone_evex<const TS: usize>(
+    [px, py, pz, pt]: [__m128; 4],
+    e: *const f32,
+    t: *const f32,
+) -> [__m128; 4] {
     let (c0, c1, c2, ct): (__m128, __m128, __m128, __m128);
     // SAFETY: the caller's contract (CPU features, readable pointers); the block only reads
     // memory and writes its register outputs.
@@ -192,11 +299,11 @@ unsafe fn bone_evex([px, py, pz, pt]: [__m128; 4], e: *const f32, t: *const f32)
             "vmulps {c2}, {px}, dword ptr [{e} + 192]{{1to4}}",
             "vmulps {k0}, {py}, dword ptr [{e} + 224]{{1to4}}",
             "vmulps {ct}, {px}, dword ptr [{t}]{{1to4}}",
-            "vmulps {k1}, {py}, dword ptr [{t} + 4]{{1to4}}",
+            "vmulps {k1}, {py}, dword ptr [{t} + {ty}]{{1to4}}",
             "vaddps {c2}, {c2}, {k0}",
             "vmulps {k0}, {pz}, dword ptr [{e} + 256]{{1to4}}",
             "vaddps {ct}, {ct}, {k1}",
-            "vmulps {k1}, {pz}, dword ptr [{t} + 8]{{1to4}}",
+            "vmulps {k1}, {pz}, dword ptr [{t} + {tz}]{{1to4}}",
             "vaddps {c2}, {c2}, {k0}",
             "vaddps {ct}, {ct}, {k1}",
             "vaddps {ct}, {ct}, {pt}",
@@ -206,6 +313,8 @@ unsafe fn bone_evex([px, py, pz, pt]: [__m128; 4], e: *const f32, t: *const f32)
             pt = in(xmm_reg) pt,
             e = in(reg) e,
             t = in(reg) t,
+            ty = const 4 * TS,
+            tz = const 8 * TS,
             c0 = out(xmm_reg) c0,
             c1 = out(xmm_reg) c1,
             c2 = out(xmm_reg) c2,
@@ -223,15 +332,15 @@ unsafe fn bone_evex([px, py, pz, pt]: [__m128; 4], e: *const f32, t: *const f32)
 /// the same length and that `seq` yields only indices below it.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-fn eval<S: BoneSeq, const EVEX: bool>(
+fn eval<S: BoneSeq, L: Locals + ?Sized, const EVEX: bool>(
     parents: &[u16],
     seq: &S,
-    locals: &[Transform],
+    locals: &L,
     root: &Affine3A,
     out: &mut [Affine3A],
 ) {
     let len = out.len();
-    debug_assert!(parents.len() == len && locals.len() == len);
+    debug_assert!(parents.len() == len);
     let total = seq.len();
     let out_ptr = out.as_mut_ptr();
     let root_ptr = core::ptr::from_ref(root);
@@ -245,16 +354,8 @@ fn eval<S: BoneSeq, const EVEX: bool>(
         for b in 0..nb {
             let first = base + b * 8;
             let last = base + n - 1;
-            let l: [&Transform; 8] = match seq.contiguous(first) {
-                // Eight consecutive bones: one bounds check, fixed offsets.
-                Some(i0) if first + 7 <= last => {
-                    let c: &[Transform; 8] = locals[i0..i0 + 8].try_into().expect("eight");
-                    core::array::from_fn(|k| &c[k])
-                }
-                _ => core::array::from_fn(|k| &locals[seq.bone((first + k).min(last))]),
-            };
             // SAFETY: `b < CHUNK / 8`: a block of the scratch.
-            rotation_scale_block(l, unsafe { blocks.add(b) });
+            locals.fill(seq, first, last, unsafe { blocks.add(b) });
         }
         let mut prev = [_mm_setzero_ps(); 4];
         let mut prev_i = usize::MAX;
@@ -265,12 +366,7 @@ fn eval<S: BoneSeq, const EVEX: bool>(
             for lane in 0..lanes {
                 let i = seq.bone(base + b * 8 + lane);
                 // SAFETY: `i < len` (the callers check every index `seq` yields).
-                let (p, t) = unsafe {
-                    (
-                        *parents.get_unchecked(i),
-                        &locals.get_unchecked(i).translation,
-                    )
-                };
+                let (p, t) = unsafe { (*parents.get_unchecked(i), locals.translation(i)) };
                 let parent = if (p as usize) < len {
                     // SAFETY: `p < len`; a parent evaluated later than its child only reads a
                     // stale (initialised) matrix.
@@ -288,25 +384,17 @@ fn eval<S: BoneSeq, const EVEX: bool>(
                     load_affine(unsafe { &*parent })
                 };
                 let [c0, c1, c2, ct] = if EVEX {
-                    let t = core::ptr::from_ref(t).cast::<f32>();
                     // SAFETY: `EVEX` only where AVX-512F/VL were detected; entry `c` of this
-                    // lane is `block.m[c][lane]`, `8c` floats on, and `t` is a `Vec3`.
-                    unsafe { bone_evex([px, py, pz, pt], &raw const block.m[0][lane], t) }
+                    // lane is `block.m[c][lane]`, `8c` floats on; `t` addresses a translation.
+                    unsafe { L::bone_evex([px, py, pz, pt], &raw const block.m[0][lane], t) }
                 } else {
                     let e = |c: usize| _mm_broadcast_ss(&block.m[c][lane]);
                     let (add, mul) = (_mm_add_ps, _mm_mul_ps);
                     let col =
                         |c: usize| add(add(mul(px, e(c)), mul(py, e(c + 1))), mul(pz, e(c + 2)));
-                    let ct = add(
-                        add(
-                            add(
-                                mul(px, _mm_broadcast_ss(&t.x)),
-                                mul(py, _mm_broadcast_ss(&t.y)),
-                            ),
-                            mul(pz, _mm_broadcast_ss(&t.z)),
-                        ),
-                        pt,
-                    );
+                    // SAFETY: `t` addresses the three floats of a translation, `L::STRIDE` apart.
+                    let tc = |k: usize| unsafe { _mm_broadcast_ss(&*t.add(k * L::STRIDE)) };
+                    let ct = add(add(add(mul(px, tc(0)), mul(py, tc(1))), mul(pz, tc(2))), pt);
                     [col(0), col(3), col(6), ct]
                 };
                 // SAFETY: `i < len`: one `Affine3A`, 16 floats, 16-byte aligned.
@@ -340,9 +428,29 @@ pub(super) unsafe fn range(
 ) {
     assert!(from <= to && to <= out.len());
     if has_evex() {
-        eval::<_, true>(parents, &Range(from, to), locals, root, out);
+        eval::<_, _, true>(parents, &Range(from, to), locals, root, out);
     } else {
-        eval::<_, false>(parents, &Range(from, to), locals, root, out);
+        eval::<_, _, false>(parents, &Range(from, to), locals, root, out);
+    }
+}
+
+/// Every bone of a structure-of-arrays pose, in index order (`out.len()` bones, at most
+/// `8 · blocks.len()`).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn soa(
+    parents: &[u16],
+    blocks: &[SoaBlock],
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    assert!(parents.len() == out.len() && out.len() <= 8 * blocks.len());
+    if has_evex() {
+        eval::<_, _, true>(parents, &Range(0, out.len()), blocks, root, out);
+    } else {
+        eval::<_, _, false>(parents, &Range(0, out.len()), blocks, root, out);
     }
 }
 
@@ -363,7 +471,7 @@ pub(super) unsafe fn ordered(
         order.iter().all(|&i| (i as usize) < len),
         "bone index out of range"
     );
-    eval::<_, false>(parents, &order, locals, root, out);
+    eval::<_, _, false>(parents, &order, locals, root, out);
 }
 
 /// AVX-512F and AVX-512VL (embedded broadcasts on 16-byte registers).
@@ -412,15 +520,26 @@ mod tests {
         let root = Affine3A::from_rotation_z(0.3);
         let mut want = vec![Affine3A::IDENTITY; n];
         crate::pose::local_to_world(&parents, &locals, &root, &mut want);
+        let soa = crate::pose::SoaPose::from_transforms(&locals);
+        let mut plain_soa = vec![Affine3A::IDENTITY; n];
+        // SAFETY: AVX2 and FMA are available (checked above).
+        unsafe { eval::<_, _, false>(&parents, &Range(0, n), soa.blocks(), &root, &mut plain_soa) };
+        assert_eq!(plain_soa, want);
         let mut plain = vec![Affine3A::IDENTITY; n];
         // SAFETY: AVX2 and FMA are available (checked above).
-        unsafe { eval::<_, false>(&parents, &Range(0, n), &locals, &root, &mut plain) };
+        unsafe { eval::<_, _, false>(&parents, &Range(0, n), &locals[..], &root, &mut plain) };
         assert_eq!(plain, want);
         if has_evex() {
             let mut evex = vec![Affine3A::IDENTITY; n];
             // SAFETY: AVX2, FMA, AVX-512F and AVX-512VL are available (checked).
-            unsafe { eval::<_, true>(&parents, &Range(0, n), &locals, &root, &mut evex) };
+            unsafe { eval::<_, _, true>(&parents, &Range(0, n), &locals[..], &root, &mut evex) };
             assert_eq!(evex, want);
+            let mut evex_soa = vec![Affine3A::IDENTITY; n];
+            // SAFETY: as above.
+            unsafe {
+                eval::<_, _, true>(&parents, &Range(0, n), soa.blocks(), &root, &mut evex_soa);
+            };
+            assert_eq!(evex_soa, want);
         }
     }
 }

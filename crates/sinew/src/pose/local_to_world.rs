@@ -2,6 +2,7 @@
 
 use glam::{Affine3A, Mat3A};
 
+use super::SoaPose;
 use crate::skeleton::NO_PARENT;
 use crate::Transform;
 
@@ -127,6 +128,39 @@ pub fn local_to_world_ordered(
     }
 }
 
+/// [`local_to_world`] on a structure-of-arrays pose: the matrix pass reads the rotation and
+/// scale rows directly (no transposes), bit-identical to `local_to_world` on
+/// [`SoaPose::to_transforms`]. Bones in index order (parents before children).
+///
+/// # Panics
+/// If `parents`, `locals` and `out` differ in length.
+pub fn local_to_world_soa(
+    parents: &[u16],
+    locals: &SoaPose,
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    assert!(parents.len() == locals.len() && locals.len() == out.len());
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+            unsafe { super::l2w_avx2::soa(parents, locals.blocks(), root, out) };
+            return;
+        }
+    }
+    for i in 0..out.len() {
+        let p = parents[i];
+        debug_assert!(p == NO_PARENT || (p as usize) < i, "parent after child");
+        let local = locals.get(i);
+        out[i] = if p == NO_PARENT {
+            parent_times_trs(root, &local)
+        } else {
+            parent_times_trs(&out[p as usize], &local)
+        };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn has_avx2_fma() -> bool {
@@ -207,5 +241,13 @@ mod tests {
         partial[80..].fill(Affine3A::IDENTITY);
         local_to_world_range(&parents, &locals, &root, &mut partial, 80, locals.len());
         assert_eq!(partial, want);
+        let mut soa = vec![Affine3A::IDENTITY; locals.len()];
+        local_to_world_soa(
+            &parents,
+            &SoaPose::from_transforms(&locals),
+            &root,
+            &mut soa,
+        );
+        assert_eq!(soa, want);
     }
 }

@@ -3,6 +3,8 @@
 //! * [`local_to_world`] / [`local_to_world_range`]: the hierarchy job over slices — `world[i] =
 //!   world[parent[i]] × local[i]`, roots take the root placement. Full affine, so scale and
 //!   shear from the parents survive.
+//! * [`SoaPose`] / [`local_to_world_soa`]: the same pose eight bones per [`SoaBlock`] row,
+//!   for the sample → blend → hierarchy hot path (bit-identical results, fewer shuffles).
 //! * [`RigState`]: one character's local pose (the solver output), a retained world buffer
 //!   allocated on demand, optional blend scratch, its [`RootPlacement`] in `f64` world space and
 //!   the floating-origin anchor.
@@ -15,11 +17,13 @@ mod blend_scratch;
 mod l2w_avx2;
 mod local_to_world;
 mod placement;
+mod soa;
 mod state;
 
 pub use blend_scratch::BlendScratch;
 pub use local_to_world::{
-    local_to_world, local_to_world_ordered, local_to_world_range, skin_matrices,
+    local_to_world, local_to_world_ordered, local_to_world_range, local_to_world_soa, skin_matrices,
 };
 pub use placement::RootPlacement;
+pub use soa::{SoaBlock, SoaPose};
 pub use state::RigState;
