@@ -22,7 +22,8 @@
 //! * [`skeleton`]: [`Skeleton`], [`BoneId`], [`SkeletonBuilder`], and [`bind`](skeleton::bind)
 //!   for checking that another rig is animation-equivalent.
 //! * [`pose`]: [`RigState`] (one character's pose buffers), `local_to_world` over slices,
-//!   floating origin and skinning matrices.
+//!   floating origin and skinning matrices; [`SoaPose`](pose::SoaPose), the structure-of-arrays
+//!   form of a local pose for the sample → blend → local-to-world hot path.
 //! * [`ik`]: stateless IK solvers over chain views.
 
 /// Stateless IK solvers (re-export of the `sinew-ik` crate).

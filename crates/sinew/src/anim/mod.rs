@@ -27,6 +27,10 @@
 //! * [`ClipBinding`]: the clip resolved to one skeleton, reporting unmatched names.
 //! * [`sample`], [`sample_floats`], [`SampleCache`], [`Untracked`]: evaluation at a time.
 //! * [`blend`], [`BlendLayer`], [`AdditiveLayer`], [`BlendParams`]: ozz-style weighted blending.
+//! * [`sample_soa`], [`blend_soa`] (with [`local_to_world_soa`](crate::pose::local_to_world_soa)):
+//!   the same stages on [`SoaPose`](crate::pose::SoaPose) — eight bones per row, no transposes,
+//!   bit-identical results. For animation-only characters and crowds, about 30 % faster than
+//!   the `[Transform]` path; convert with `SoaPose::write_transforms` before IK.
 //! * [`CrossFade`], [`Ease`]: time-based transitions between two poses.
 //! * [`RetargetMap`], [`RetargetScratch`]: motion transfer between skeletons with different
 //!   rest poses and bone names.
