@@ -367,20 +367,21 @@ fn eval<S: BoneSeq, L: Locals + ?Sized, const EVEX: bool>(
                 let i = seq.bone(base + b * 8 + lane);
                 // SAFETY: `i < len` (the callers check every index `seq` yields).
                 let (p, t) = unsafe { (*parents.get_unchecked(i), locals.translation(i)) };
-                let parent = if (p as usize) < len {
-                    // SAFETY: `p < len`; a parent evaluated later than its child only reads a
-                    // stale (initialised) matrix.
-                    unsafe { out_ptr.add(p as usize) }.cast_const()
-                } else {
-                    assert!(p == NO_PARENT, "parent index out of range");
-                    root_ptr
-                };
-                // SAFETY: `parent` points at an initialised `Affine3A` (no reference to `out` is
-                // alive while the kernel runs).
                 let [px, py, pz, pt] = if p as usize == prev_i {
-                    // The bone just written: take it from registers, not through memory.
+                    // The bone just written: take it from registers, not through memory (and
+                    // without the pointer arithmetic below: most bones take this branch).
                     prev
                 } else {
+                    let parent = if (p as usize) < len {
+                        // SAFETY: `p < len`; a parent evaluated later than its child only reads
+                        // a stale (initialised) matrix.
+                        unsafe { out_ptr.add(p as usize) }.cast_const()
+                    } else {
+                        assert!(p == NO_PARENT, "parent index out of range");
+                        root_ptr
+                    };
+                    // SAFETY: `parent` points at an initialised `Affine3A` (no reference to
+                    // `out` is alive while the kernel runs).
                     load_affine(unsafe { &*parent })
                 };
                 let [c0, c1, c2, ct] = if EVEX {
