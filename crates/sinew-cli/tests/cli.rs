@@ -197,6 +197,32 @@ fn inspect_describes_a_model_and_rejects_bad_files() {
     );
 }
 
+#[test]
+fn inspect_describes_gltf_skins_bones_and_clips() {
+    let dir = temp("inspect-gltf");
+    let junk = dir.join("junk.glb");
+    std::fs::write(&junk, b"glTF but not really").unwrap();
+    fails_with(sinew().arg("inspect").arg(&junk), &["junk.glb"]);
+    let Some(robot) = asset("gltf/RobotExpressive/RobotExpressive.glb") else {
+        return;
+    };
+    let out = sinew().arg("inspect").arg(&robot).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "glTF model",
+        "2 skins",
+        "14 animations",
+        "bone tree:",
+        "Head",
+        "validation:",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing in:\n{text}");
+    }
+    // RobotExpressive binds in another pose than its rest pose: reported, not fatal.
+    assert!(text.contains("bind pose is not the rest pose"), "{text}");
+}
+
 // ---------------------------------------------------------------- pose
 
 #[test]
@@ -352,6 +378,66 @@ fn pose_gltf_matches_the_threejs_dump() {
     eprintln!("CesiumMan: worst position {worst_p:.2e} × size, worst angle {worst_a:.2e}°");
     assert!(worst_p <= 1e-4, "position {worst_p}");
     assert!(worst_a <= 0.01, "angle {worst_a}°");
+}
+
+#[test]
+fn pose_gltf_without_animation_reports_the_rest_pose() {
+    let Some(model_path) = asset("gltf/assimp-simple_skin/quad_skin.glb") else {
+        return;
+    };
+    let dir = temp("pose-gltf-rest");
+    let out = dir.join("rest.json");
+    sinew()
+        .arg("pose")
+        .arg(&model_path)
+        .args(["--times", "0,0.5,2", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let ours: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(ours["clip"].is_null());
+    assert_eq!(ours["clips"].as_array().unwrap().len(), 0);
+    let model = sinew_gltf::GltfModel::load(&model_path).unwrap();
+    let skeleton = model.skeleton();
+    let mut world = vec![glam::Affine3A::IDENTITY; skeleton.len()];
+    sinew::pose::local_to_world(
+        skeleton.parent_indices(),
+        skeleton.rest_pose(),
+        &glam::Affine3A::IDENTITY,
+        &mut world,
+    );
+    let samples = ours["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 3);
+    let joints = model.joint_bones();
+    assert!(!joints.is_empty());
+    for sample in samples {
+        let js = sample["joints"].as_array().unwrap();
+        assert_eq!(js.len(), joints.len());
+        for (j, &(node, bone)) in js.iter().zip(&joints) {
+            assert_eq!(j["node"].as_u64().unwrap() as usize, node);
+            let t: Vec<f32> = j["world_t"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect();
+            let want = world[bone.index()].translation;
+            assert!(
+                Vec3::from_slice(&t).distance(want.into()) < 1e-4,
+                "{t:?} vs {want}"
+            );
+        }
+        assert_eq!(sample["joints"], samples[0]["joints"]);
+    }
+    fails_with(
+        sinew()
+            .arg("pose")
+            .arg(&model_path)
+            .args(["--clip", "0", "--json"])
+            .arg(dir.join("o.json")),
+        &["--clip", "no clip 0"],
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `sinew inspect FILE`: a readable summary of a PMX, PMD or VMD file.
+//! `sinew inspect FILE`: a readable summary of a PMX, PMD, VMD or glTF file.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ use crate::error::CliError;
 /// Arguments of `sinew inspect`.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// The file to describe (.pmx, .pmd, .vmd).
+    /// The file to describe (.pmx, .pmd, .vmd, .gltf, .glb).
     pub file: PathBuf,
     /// Print the whole bone tree (default: the first 40 lines).
     #[arg(long)]
@@ -34,6 +34,10 @@ pub(crate) fn bad_input(path: &Path, message: impl std::fmt::Display) -> CliErro
 
 /// Runs the command.
 pub fn run(args: &InspectArgs) -> Result<(), CliError> {
+    if crate::source::kind_of(&args.file).ok() == Some(crate::source::ModelKind::Gltf) {
+        print!("{}", describe_gltf(&args.file, args.full)?);
+        return Ok(());
+    }
     let bytes = read_file(&args.file)?;
     let text = if bytes.starts_with(b"PMX ") || bytes.starts_with(b"Pmd") {
         describe_model(&args.file, &bytes, args.full)?
@@ -42,7 +46,7 @@ pub fn run(args: &InspectArgs) -> Result<(), CliError> {
     } else {
         return Err(bad_input(
             &args.file,
-            "not a PMX, PMD or VMD file (unknown magic bytes)",
+            "not a PMX, PMD, VMD or glTF file (unknown magic bytes)",
         ));
     };
     print!("{text}");
@@ -200,6 +204,126 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
         }
     );
     for w in warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    Ok(out)
+}
+
+fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
+    let g = crate::source::load_gltf_with(path, sinew_gltf::LoadOptions::default())?;
+    let doc = g.document();
+    let skeleton = g.skeleton();
+    let mut out = String::new();
+    let joints = g.joint_bones();
+    let _ = writeln!(
+        out,
+        "glTF model: {} nodes, {} meshes, {} skins, {} bones ({} skin joints, {} ancestors), {} animations",
+        doc.nodes().len(),
+        doc.meshes().len(),
+        g.skins.len(),
+        skeleton.len(),
+        joints.len(),
+        skeleton.len() - joints.len(),
+        g.clips.len()
+    );
+    // Rest-pose world matrices, for the bind check.
+    let mut world = vec![glam::Affine3A::IDENTITY; skeleton.len()];
+    sinew::pose::local_to_world(
+        skeleton.parent_indices(),
+        skeleton.rest_pose(),
+        &glam::Affine3A::IDENTITY,
+        &mut world,
+    );
+    let skins_shown = if full {
+        g.skins.len()
+    } else {
+        g.skins.len().min(8)
+    };
+    for (k, skin) in g.skins.iter().enumerate().take(skins_shown) {
+        let worst = (0..skin.joints.len())
+            .map(|j| g.inverse_bind_error(k, j, &world))
+            .fold(0.0f32, f32::max);
+        let _ = writeln!(
+            out,
+            "skin {}{}: {} joints, inverse binds vs rest pose: worst error {worst:.1e}{}",
+            skin.index,
+            skin.name
+                .as_deref()
+                .map(|n| format!(" \"{n}\""))
+                .unwrap_or_default(),
+            skin.joints.len(),
+            if worst <= 1e-3 {
+                " (consistent)"
+            } else {
+                " (bind pose is not the rest pose)"
+            }
+        );
+    }
+    if skins_shown < g.skins.len() {
+        let _ = writeln!(
+            out,
+            "  … {} more skins (use --full)",
+            g.skins.len() - skins_shown
+        );
+    }
+    let _ = writeln!(out, "bone tree:");
+    let is_joint: Vec<bool> = {
+        let mut v = vec![false; skeleton.len()];
+        for &(_, b) in &joints {
+            v[b.index()] = true;
+        }
+        v
+    };
+    let lines: Vec<String> = skeleton
+        .bones()
+        .map(|b| {
+            let tag = if is_joint[b.index()] {
+                ""
+            } else {
+                "  [ancestor]"
+            };
+            format!(
+                "  {}{} (node {}){tag}",
+                "  ".repeat(usize::from(skeleton.depth(b))),
+                skeleton.name(b),
+                g.bone_to_node[b.index()]
+            )
+        })
+        .collect();
+    let shown = if full {
+        lines.len()
+    } else {
+        lines.len().min(40)
+    };
+    for l in &lines[..shown] {
+        let _ = writeln!(out, "{l}");
+    }
+    if shown < lines.len() {
+        let _ = writeln!(out, "  … {} more (use --full)", lines.len() - shown);
+    }
+    if !g.clips.is_empty() {
+        let _ = writeln!(out, "animations:");
+        for (i, c) in g.clips.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  {i}: \"{}\" {:.3} s, {} bone tracks, {} weight tracks",
+                c.name(),
+                c.duration(),
+                c.bone_tracks().len(),
+                c.float_tracks().len()
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "validation: {}",
+        if g.warnings.is_empty() {
+            "no warnings".to_owned()
+        } else {
+            format!("{} warnings", g.warnings.len())
+        }
+    );
+    for w in &g.warnings {
         let _ = writeln!(out, "  warning: {w}");
     }
     Ok(out)

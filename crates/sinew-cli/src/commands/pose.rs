@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
+use glam::Affine3A;
 use serde_json::{json, Value};
+use sinew::pose::local_to_world;
 use sinew_mmd::{
     EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MotionPlayer, StaticPose, Vmd,
 };
@@ -243,12 +245,28 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
             normalize_rotations: false,
         },
     )?;
-    if model.clips.is_empty() {
-        return Err(bad_input(&args.model, "the model has no animation"));
-    }
+    // A model without animations is reported in its rest pose at every time (as three.js
+    // does); asking for a clip of it is an error.
+    let mut sampler = if model.clips.is_empty() && args.clip.is_none() {
+        None
+    } else {
+        Some(
+            sinew_gltf::JointSampler::new(&model, args.clip.unwrap_or(0))
+                .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?,
+        )
+    };
+    let rest_world = {
+        let skeleton = model.skeleton();
+        let mut world = vec![Affine3A::IDENTITY; skeleton.len()];
+        local_to_world(
+            skeleton.parent_indices(),
+            skeleton.rest_pose(),
+            &Affine3A::IDENTITY,
+            &mut world,
+        );
+        world
+    };
     let clip = args.clip.unwrap_or(0);
-    let mut sampler = sinew_gltf::JointSampler::new(&model, clip)
-        .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?;
     let doc = model.document();
     let node_name = |n: usize| -> Value {
         doc.nodes()
@@ -281,7 +299,10 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     let joints = model.joint_bones();
     let mut samples = Vec::with_capacity(args.times.len());
     for &time in &args.times {
-        let world = sampler.sample(time);
+        let world = match &mut sampler {
+            Some(sampler) => sampler.sample(time),
+            None => &rest_world[..],
+        };
         let js: Vec<Value> = joints
             .iter()
             .map(|&(node, bone)| {
@@ -297,7 +318,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     let out = json!({
         "tool": format!("sinew {} JointSampler", env!("CARGO_PKG_VERSION")),
         "file": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
-        "clip": clip_json(clip, &model.clips[clip]),
+        "clip": sampler.as_ref().map_or(Value::Null, |_| clip_json(clip, &model.clips[clip])),
         "clips": clips,
         "skins": skins,
         "samples": samples,
@@ -307,8 +328,13 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         path: args.json.clone(),
         message: e.to_string(),
     })?;
+    let which = if sampler.is_some() {
+        format!("clip {clip}")
+    } else {
+        "rest pose: no animation".to_owned()
+    };
     println!(
-        "wrote {} ({} joints × {} times, clip {clip})",
+        "wrote {} ({} joints × {} times, {which})",
         args.json.display(),
         joints.len(),
         args.times.len()
