@@ -575,7 +575,13 @@ fn bench_quick_reports_every_workload() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 9);
+    assert_eq!(results.len(), 10);
+    assert!(
+        results.iter().any(|r| r["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("SoA pipeline"))),
+        "{v}"
+    );
     for r in results {
         match r["ns_per_unit"].as_f64() {
             Some(ns) => assert!(ns.is_finite() && ns > 0.0, "{r}"),
