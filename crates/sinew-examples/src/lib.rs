@@ -11,6 +11,7 @@
 //! | `props_and_limbs` | the humanoid holding the demo rifle, one line per limb |
 //! | `physics_on_off` | one second of the humanoid with and without the ragdoll |
 //! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
+//! | `soa_crowd_pipeline` | `SoaPose`: a few characters sampled, cross-faded and evaluated per frame; same bits as the `[Transform]` path |
 //!
 //! Examples that need the shared assets look in `<CARGO_MANIFEST_DIR>/../../../shared/assets`
 //! (or `$SINEW_ASSETS`) and print a skip message when they are absent; [`assets_dir`] finds it.
