@@ -319,11 +319,17 @@ impl Animator {
             ));
         }
         let model = load_gltf(&spec.model)?;
-        if model.clips.is_empty() {
-            return Err(bad_input(&spec.model, "the model has no animation"));
-        }
         let clip = spec.clip.unwrap_or(0);
-        let sampler = JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?;
+        let rest_only = model.clips.is_empty() && spec.clip.is_none();
+        let sampler = if rest_only {
+            // No animation: the rest pose, as one frame (an empty clip of duration 0).
+            let rest = sinew::anim::Clip::builder("rest pose")
+                .build()
+                .map_err(|e| CliError::Internal(e.to_string()))?;
+            JointSampler::for_clip(&model, rest)
+        } else {
+            JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?
+        };
         let physics = if spec.physics {
             if model.model.dynamics().physics().bodies().is_empty() {
                 return Err(bad_input(
@@ -342,11 +348,18 @@ impl Animator {
         };
         let duration = sampler.clip().duration();
         let parents = model.skeleton().parent_indices().to_vec();
-        let description = format!(
-            "glTF model, {} bones, clip {clip} ({:.2} s)",
-            model.skeleton().len(),
-            duration
-        );
+        let description = if rest_only {
+            format!(
+                "glTF model, {} bones, rest pose (no animation)",
+                model.skeleton().len()
+            )
+        } else {
+            format!(
+                "glTF model, {} bones, clip {clip} ({:.2} s)",
+                model.skeleton().len(),
+                duration
+            )
+        };
         Ok(Self {
             bone_count: model.skeleton().len(),
             inner: Inner::Gltf {

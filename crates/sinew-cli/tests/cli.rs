@@ -381,7 +381,7 @@ fn pose_gltf_matches_the_threejs_dump() {
 }
 
 #[test]
-fn pose_gltf_without_animation_reports_the_rest_pose() {
+fn gltf_without_animation_poses_and_renders_its_rest_pose() {
     let Some(model_path) = asset("gltf/assimp-simple_skin/quad_skin.glb") else {
         return;
     };
@@ -438,6 +438,18 @@ fn pose_gltf_without_animation_reports_the_rest_pose() {
             .arg(dir.join("o.json")),
         &["--clip", "no clip 0"],
     );
+    // `render` draws the rest pose as one frame.
+    let png = dir.join("rest.png");
+    sinew()
+        .arg("render")
+        .arg(&model_path)
+        .arg("--out")
+        .arg(&png)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rest pose"));
+    let (w, h, _, _) = decode_png(&png);
+    assert!(w > 0 && h > 0);
 }
 
 #[test]
