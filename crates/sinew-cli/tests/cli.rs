@@ -399,14 +399,7 @@ fn gltf_without_animation_poses_and_renders_its_rest_pose() {
     assert!(ours["clip"].is_null());
     assert_eq!(ours["clips"].as_array().unwrap().len(), 0);
     let model = sinew_gltf::GltfModel::load(&model_path).unwrap();
-    let skeleton = model.skeleton();
-    let mut world = vec![glam::Affine3A::IDENTITY; skeleton.len()];
-    sinew::pose::local_to_world(
-        skeleton.parent_indices(),
-        skeleton.rest_pose(),
-        &glam::Affine3A::IDENTITY,
-        &mut world,
-    );
+    let world = model.skeleton().rest_world();
     let samples = ours["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 3);
     let joints = model.joint_bones();

@@ -53,6 +53,21 @@ pub fn run(args: &InspectArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Writes `lines`, only the first `limit` unless `full`, then how many `what` were left out.
+fn write_limited(out: &mut String, lines: &[String], full: bool, limit: usize, what: &str) {
+    let shown = if full {
+        lines.len()
+    } else {
+        lines.len().min(limit)
+    };
+    for l in &lines[..shown] {
+        let _ = writeln!(out, "{l}");
+    }
+    if shown < lines.len() {
+        let _ = writeln!(out, "  … {} more{what} (use --full)", lines.len() - shown);
+    }
+}
+
 fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliError> {
     let mut out = String::new();
     let (vertices, faces, materials, morphs) = if bytes.starts_with(b"PMX ") {
@@ -141,17 +156,7 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
             walk(&m, i, 0, &mut lines, &children);
         }
     }
-    let shown = if full {
-        lines.len()
-    } else {
-        lines.len().min(40)
-    };
-    for l in &lines[..shown] {
-        let _ = writeln!(out, "{l}");
-    }
-    if shown < lines.len() {
-        let _ = writeln!(out, "  … {} more (use --full)", lines.len() - shown);
-    }
+    write_limited(&mut out, &lines, full, 40, "");
     let _ = writeln!(out, "IK chains:");
     for b in m.bones.iter().filter(|b| b.ik.is_some()) {
         let ik = b.ik.as_ref().expect("filtered");
@@ -226,46 +231,33 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
         skeleton.len() - joints.len(),
         g.clips.len()
     );
-    // Rest-pose world matrices, for the bind check.
-    let mut world = vec![glam::Affine3A::IDENTITY; skeleton.len()];
-    sinew::pose::local_to_world(
-        skeleton.parent_indices(),
-        skeleton.rest_pose(),
-        &glam::Affine3A::IDENTITY,
-        &mut world,
-    );
-    let skins_shown = if full {
-        g.skins.len()
-    } else {
-        g.skins.len().min(8)
-    };
-    for (k, skin) in g.skins.iter().enumerate().take(skins_shown) {
-        let worst = (0..skin.joints.len())
-            .map(|j| g.inverse_bind_error(k, j, &world))
-            .fold(0.0f32, f32::max);
-        let _ = writeln!(
-            out,
-            "skin {}{}: {} joints, inverse binds vs rest pose: worst error {worst:.1e}{}",
-            skin.index,
-            skin.name
-                .as_deref()
-                .map(|n| format!(" \"{n}\""))
-                .unwrap_or_default(),
-            skin.joints.len(),
-            if worst <= 1e-3 {
-                " (consistent)"
-            } else {
-                " (bind pose is not the rest pose)"
-            }
-        );
-    }
-    if skins_shown < g.skins.len() {
-        let _ = writeln!(
-            out,
-            "  … {} more skins (use --full)",
-            g.skins.len() - skins_shown
-        );
-    }
+    // The bind check against the rest pose (as the loader's own warnings).
+    let world = skeleton.rest_world();
+    let skin_lines: Vec<String> = g
+        .skins
+        .iter()
+        .enumerate()
+        .map(|(k, skin)| {
+            let worst = (0..skin.joints.len())
+                .map(|j| g.inverse_bind_error(k, j, world))
+                .fold(0.0f32, f32::max);
+            format!(
+                "skin {}{}: {} joints, inverse binds vs rest pose: worst error {worst:.1e}{}",
+                skin.index,
+                skin.name
+                    .as_deref()
+                    .map(|n| format!(" \"{n}\""))
+                    .unwrap_or_default(),
+                skin.joints.len(),
+                if worst <= 1e-3 {
+                    " (consistent)"
+                } else {
+                    " (bind pose is not the rest pose)"
+                }
+            )
+        })
+        .collect();
+    write_limited(&mut out, &skin_lines, full, 8, " skins");
     let _ = writeln!(out, "bone tree:");
     let is_joint: Vec<bool> = {
         let mut v = vec![false; skeleton.len()];
@@ -290,17 +282,7 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
             )
         })
         .collect();
-    let shown = if full {
-        lines.len()
-    } else {
-        lines.len().min(40)
-    };
-    for l in &lines[..shown] {
-        let _ = writeln!(out, "{l}");
-    }
-    if shown < lines.len() {
-        let _ = writeln!(out, "  … {} more (use --full)", lines.len() - shown);
-    }
+    write_limited(&mut out, &lines, full, 40, "");
     if !g.clips.is_empty() {
         let _ = writeln!(out, "animations:");
         for (i, c) in g.clips.iter().enumerate() {

@@ -12,9 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
-use glam::Affine3A;
 use serde_json::{json, Value};
-use sinew::pose::local_to_world;
 use sinew_mmd::{
     EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MotionPlayer, StaticPose, Vmd,
 };
@@ -255,17 +253,6 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
                 .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?,
         )
     };
-    let rest_world = {
-        let skeleton = model.skeleton();
-        let mut world = vec![Affine3A::IDENTITY; skeleton.len()];
-        local_to_world(
-            skeleton.parent_indices(),
-            skeleton.rest_pose(),
-            &Affine3A::IDENTITY,
-            &mut world,
-        );
-        world
-    };
     let clip = args.clip.unwrap_or(0);
     let doc = model.document();
     let node_name = |n: usize| -> Value {
@@ -301,7 +288,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     for &time in &args.times {
         let world = match &mut sampler {
             Some(sampler) => sampler.sample(time),
-            None => &rest_world[..],
+            None => model.skeleton().rest_world(),
         };
         let js: Vec<Value> = joints
             .iter()
