@@ -318,7 +318,7 @@ fn blend_into<P: PoseBuf + ?Sized>(
 fn blend_two(a: &[Transform], b: &[Transform], wa: f32, wb: f32, out: &mut [Transform]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if super::blend_avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
+        if crate::math::lanes::TRANSFORM_ROWS && std::is_x86_feature_detected!("avx2") {
             let n = out.len() - out.len() % 8;
             // SAFETY: AVX2 is available (checked just above).
             unsafe { super::blend_avx2::blend_two(&a[..n], &b[..n], wa, wb, &mut out[..n]) };

@@ -4,48 +4,27 @@
 
 use core::arch::x86_64::*;
 
+use crate::math::lanes::{dot4, load3, load4, normalize4, rows, transpose};
 use crate::pose::SoaBlock;
 use crate::Transform;
-
-/// `Transform` is three 16-byte rows (translation + padding, rotation, scale + padding).
-pub(super) const ROW_LAYOUT: bool = core::mem::offset_of!(Transform, translation) == 0
-    && core::mem::offset_of!(Transform, rotation) == 16
-    && core::mem::offset_of!(Transform, scale) == 32
-    && core::mem::size_of::<Transform>() == 48;
-
-#[inline]
-#[target_feature(enable = "avx2")]
-fn pair(lo: __m128, hi: __m128) -> __m256 {
-    _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
-}
-
-#[inline]
-#[target_feature(enable = "avx2")]
-fn transpose(r: [__m256; 4]) -> [__m256; 4] {
-    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
-    let t1 = _mm256_unpacklo_ps(r[2], r[3]);
-    let t2 = _mm256_unpackhi_ps(r[0], r[1]);
-    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    [
-        _mm256_shuffle_ps::<0x44>(t0, t1),
-        _mm256_shuffle_ps::<0xEE>(t0, t1),
-        _mm256_shuffle_ps::<0x44>(t2, t3),
-        _mm256_shuffle_ps::<0xEE>(t2, t3),
-    ]
-}
 
 /// Rotations of eight transforms as rows `x, y, z, w` (lane = bone).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn rotations(p: &[Transform; 8]) -> [__m256; 4] {
-    // SAFETY: a `Quat` is four contiguous floats.
-    let q = |i: usize| unsafe { _mm_loadu_ps(core::ptr::from_ref(&p[i].rotation).cast::<f32>()) };
-    transpose([
-        pair(q(0), q(4)),
-        pair(q(1), q(5)),
-        pair(q(2), q(6)),
-        pair(q(3), q(7)),
-    ])
+    rows(core::array::from_fn(|i| load4(&p[i].rotation)))
+}
+
+/// `qa·wa + qb·(±wb)` with `qb` sign-aligned to `qa`, normalised: the nlerp of eight bones.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn nlerp(qa: [__m256; 4], qb: [__m256; 4], wa: __m256, wb: __m256) -> [__m256; 4] {
+    let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+    let negative = _mm256_cmp_ps::<_CMP_LT_OQ>(dot4(&qa, &qb), _mm256_setzero_ps());
+    let wq = _mm256_xor_ps(wb, _mm256_and_ps(negative, _mm256_set1_ps(-0.0)));
+    normalize4(core::array::from_fn(|i| {
+        add(mul(qa[i], wa), mul(qb[i], wq))
+    }))
 }
 
 /// `a·wa + b·wb` on the three floats at `a` and `b`, written as a 16-byte row at `o` (the fourth
@@ -53,14 +32,9 @@ fn rotations(p: &[Transform; 8]) -> [__m256; 4] {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn row3(a: &glam::Vec3, b: &glam::Vec3, wa: __m128, wb: __m128, o: *mut f32) {
-    let mask = _mm_setr_epi32(-1, -1, -1, 0);
-    // SAFETY: the masked loads read only the three floats of `a` and `b`; `o` points at a
-    // 16-byte row of a `Transform` (three floats and padding).
-    unsafe {
-        let va = _mm_maskload_ps(core::ptr::from_ref(a).cast::<f32>(), mask);
-        let vb = _mm_maskload_ps(core::ptr::from_ref(b).cast::<f32>(), mask);
-        _mm_storeu_ps(o, _mm_add_ps(_mm_mul_ps(va, wa), _mm_mul_ps(vb, wb)));
-    }
+    let (va, vb) = (load3(a), load3(b));
+    // SAFETY: `o` points at a 16-byte row of a `Transform` (three floats and padding).
+    unsafe { _mm_storeu_ps(o, _mm_add_ps(_mm_mul_ps(va, wa), _mm_mul_ps(vb, wb))) };
 }
 
 /// Blends `a` and `b` (lengths multiples of eight, equal to `out`'s) with weights `wa`, `wb`.
@@ -78,9 +52,6 @@ pub(super) unsafe fn blend_two(
     assert!(a.len() == out.len() && b.len() == out.len() && out.len().is_multiple_of(8));
     let (wa4, wb4) = (_mm_set1_ps(wa), _mm_set1_ps(wb));
     let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
-    let sign = _mm256_set1_ps(-0.0);
-    let zero = _mm256_setzero_ps();
-    let one = _mm256_set1_ps(1.0);
     let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
     for ((pa, pb), po) in a
         .chunks_exact(8)
@@ -89,20 +60,7 @@ pub(super) unsafe fn blend_two(
     {
         let pa: &[Transform; 8] = pa.try_into().expect("eight");
         let pb: &[Transform; 8] = pb.try_into().expect("eight");
-        let (qa, qb) = (rotations(pa), rotations(pb));
-        let dot = add(
-            add(mul(qa[0], qb[0]), mul(qa[2], qb[2])),
-            add(mul(qa[1], qb[1]), mul(qa[3], qb[3])),
-        );
-        let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
-        let wq = _mm256_xor_ps(wb8, flip);
-        let q: [__m256; 4] = core::array::from_fn(|i| add(mul(qa[i], wa8), mul(qb[i], wq)));
-        let len2 = add(
-            add(mul(q[0], q[0]), mul(q[2], q[2])),
-            add(mul(q[1], q[1]), mul(q[3], q[3])),
-        );
-        let inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
-        let q = transpose(q.map(|x| mul(x, inv)));
+        let q = transpose(nlerp(rotations(pa), rotations(pb), wa8, wb8));
         let base = po.as_mut_ptr().cast::<f32>();
         for (k, &qk) in q.iter().enumerate() {
             // SAFETY: `base` points at eight `Transform`s of three 16-byte rows each; these are
@@ -155,9 +113,6 @@ pub(super) unsafe fn blend_two_soa(
 ) {
     assert!(a.len() == out.len() && b.len() == out.len());
     let (wa8, wb8) = (_mm256_set1_ps(wa), _mm256_set1_ps(wb));
-    let sign = _mm256_set1_ps(-0.0);
-    let zero = _mm256_setzero_ps();
-    let one = _mm256_set1_ps(1.0);
     let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
     // SAFETY: `SoaBlock` rows are eight floats, 32-byte aligned.
     let load = |r: &[f32; 8]| unsafe { _mm256_load_ps(r.as_ptr()) };
@@ -166,20 +121,8 @@ pub(super) unsafe fn blend_two_soa(
     for ((pa, pb), po) in a.iter().zip(b).zip(out) {
         let qa: [__m256; 4] = core::array::from_fn(|i| load(&pa.rotation[i]));
         let qb: [__m256; 4] = core::array::from_fn(|i| load(&pb.rotation[i]));
-        let dot = add(
-            add(mul(qa[0], qb[0]), mul(qa[2], qb[2])),
-            add(mul(qa[1], qb[1]), mul(qa[3], qb[3])),
-        );
-        let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
-        let wq = _mm256_xor_ps(wb8, flip);
-        let q: [__m256; 4] = core::array::from_fn(|i| add(mul(qa[i], wa8), mul(qb[i], wq)));
-        let len2 = add(
-            add(mul(q[0], q[0]), mul(q[2], q[2])),
-            add(mul(q[1], q[1]), mul(q[3], q[3])),
-        );
-        let inv = _mm256_div_ps(one, _mm256_sqrt_ps(len2));
-        for (i, qi) in q.into_iter().enumerate() {
-            store(&mut po.rotation[i], mul(qi, inv));
+        for (i, qi) in nlerp(qa, qb, wa8, wb8).into_iter().enumerate() {
+            store(&mut po.rotation[i], qi);
         }
         for i in 0..3 {
             let t = add(

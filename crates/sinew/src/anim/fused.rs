@@ -287,7 +287,7 @@ pub(super) fn eval_fused(
     );
     #[cfg(target_arch = "x86_64")]
     {
-        if avx2::ROW_LAYOUT && std::is_x86_feature_detected!("avx2") {
+        if crate::math::lanes::TRANSFORM_ROWS && std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 is available (checked above); every target indexes `out`
             // (asserted above).
             unsafe {
@@ -319,26 +319,20 @@ fn eval_lanes(
         let block = &blocks[b];
         let s = (lt - block.start[lane]) * block.k[lane];
         let cubic = cubic.get(b);
-        let v = |row: usize| {
-            let (c0, c1) = (block.c[row][lane], block.c[row + (T1 - T0)][lane]);
+        // Row `row` holds `c0`, row `row + stride` `c1` (3 for translation and scale rows, 4
+        // for rotation rows); cubic blocks the same rows for `c2` and `c3`.
+        let poly = |row: usize, stride: usize| {
+            let (c0, c1) = (block.c[row][lane], block.c[row + stride][lane]);
             match cubic {
                 Some(cb) => {
-                    let (c2, c3) = (cb.c[row][lane], cb.c[row + (T1 - T0)][lane]);
+                    let (c2, c3) = (cb.c[row][lane], cb.c[row + stride][lane]);
                     c0 + s * (c1 + s * (c2 + s * c3))
                 }
                 None => c0 + c1 * s,
             }
         };
-        let vr = |row: usize| {
-            let (c0, c1) = (block.c[row][lane], block.c[row + (R1 - R0)][lane]);
-            match cubic {
-                Some(cb) => {
-                    let (c2, c3) = (cb.c[row][lane], cb.c[row + (R1 - R0)][lane]);
-                    c0 + s * (c1 + s * (c2 + s * c3))
-                }
-                None => c0 + c1 * s,
-            }
-        };
+        let v = |row: usize| poly(row, T1 - T0);
+        let vr = |row: usize| poly(row, R1 - R0);
         let (qx, qy, qz, qw) = (vr(R0), vr(R0 + 1), vr(R0 + 2), vr(R0 + 3));
         let len2 = (qx * qx + qz * qz) + (qy * qy + qw * qw);
         let inv = 1.0 / len2.sqrt();
@@ -388,45 +382,9 @@ mod avx2 {
 
     use super::{CubicBlock, FusedBlock, FusedCache, Records, R0, R1, S0, S1, T0, T1};
     use crate::anim::{BoneTrack, ClipBinding};
+    use crate::math::lanes::{dot4, load3, load4, normalize4, rows, transpose};
     use crate::pose::SoaBlock;
     use crate::Transform;
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn pair(lo: __m128, hi: __m128) -> __m256 {
-        _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn load3(v: &glam::Vec3) -> __m128 {
-        // SAFETY: only the three lanes set in the mask (the three floats of `v`) are read.
-        unsafe {
-            _mm_maskload_ps(
-                core::ptr::from_ref(v).cast::<f32>(),
-                _mm_setr_epi32(-1, -1, -1, 0),
-            )
-        }
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn load4(v: &glam::Quat) -> __m128 {
-        // SAFETY: a `Quat` is four contiguous floats.
-        unsafe { _mm_loadu_ps(core::ptr::from_ref(v).cast::<f32>()) }
-    }
-
-    /// Eight vectors (one per lane) transposed into rows.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn rows(v: [__m128; 8]) -> [__m256; 4] {
-        transpose([
-            pair(v[0], v[4]),
-            pair(v[1], v[5]),
-            pair(v[2], v[6]),
-            pair(v[3], v[7]),
-        ])
-    }
 
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -477,12 +435,8 @@ mod avx2 {
             let (t0, t1) = (rows(t[0]), rows(t[1]));
             let (q0, q1) = (rows(q[0]), rows(q[1]));
             let (s0, s1) = (rows(s[0]), rows(s[1]));
-            let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
-            let dot = add(
-                add(mul(q0[0], q1[0]), mul(q0[2], q1[2])),
-                add(mul(q0[1], q1[1]), mul(q0[3], q1[3])),
-            );
-            let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot, zero), sign);
+            let sub = _mm256_sub_ps;
+            let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot4(&q0, &q1), zero), sign);
             store(&mut block.start, startv);
             store(&mut block.k, kv);
             let c = &mut block.c;
@@ -498,13 +452,6 @@ mod avx2 {
             }
         }
     }
-
-    /// `Transform` is three 16-byte rows (translation + padding, rotation, scale + padding), as
-    /// its `#[repr(C)]` gives with SIMD `glam`; the store path relies on it.
-    pub(super) const ROW_LAYOUT: bool = core::mem::offset_of!(Transform, translation) == 0
-        && core::mem::offset_of!(Transform, rotation) == 16
-        && core::mem::offset_of!(Transform, scale) == 32
-        && core::mem::size_of::<Transform>() == 48;
 
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -534,51 +481,28 @@ mod avx2 {
         }
     }
 
-    /// In-lane 4×4 transposes of four rows: element `k` holds lane `k` (low half) and lane
-    /// `k + 4` (high half) of the four inputs.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn transpose(r: [__m256; 4]) -> [__m256; 4] {
-        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
-        let t1 = _mm256_unpacklo_ps(r[2], r[3]);
-        let t2 = _mm256_unpackhi_ps(r[0], r[1]);
-        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
-        [
-            _mm256_shuffle_ps::<0x44>(t0, t1),
-            _mm256_shuffle_ps::<0xEE>(t0, t1),
-            _mm256_shuffle_ps::<0x44>(t2, t3),
-            _mm256_shuffle_ps::<0xEE>(t2, t3),
-        ]
-    }
-
     /// One block's values at `lt`: translation rows, normalised rotation rows, scale rows.
     ///
     /// # Safety
     /// AVX2 must be available.
     #[inline(always)]
     unsafe fn values(block: &FusedBlock, cubic: Option<&CubicBlock>, ltv: __m256) -> [__m256; 10] {
-        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
-        let s = mul(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
+        let s = _mm256_mul_ps(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
         let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
-        let q = [
+        let q = normalize4([
             v(R0, R1),
             v(R0 + 1, R1 + 1),
             v(R0 + 2, R1 + 2),
             v(R0 + 3, R1 + 3),
-        ];
-        let len2 = add(
-            add(mul(q[0], q[0]), mul(q[2], q[2])),
-            add(mul(q[1], q[1]), mul(q[3], q[3])),
-        );
-        let inv = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(len2));
+        ]);
         [
             v(T0, T1),
             v(T0 + 1, T1 + 1),
             v(T0 + 2, T1 + 2),
-            mul(q[0], inv),
-            mul(q[1], inv),
-            mul(q[2], inv),
-            mul(q[3], inv),
+            q[0],
+            q[1],
+            q[2],
+            q[3],
             v(S0, S1),
             v(S0 + 1, S1 + 1),
             v(S0 + 2, S1 + 2),

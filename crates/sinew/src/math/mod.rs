@@ -7,6 +7,8 @@
 //! never assumes a left- or right-handed frame; readers document theirs.
 
 mod euler;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod lanes;
 mod transform;
 
 pub use euler::{euler_xyz_from_quat, quat_from_euler_xyz};

@@ -22,6 +22,7 @@ use core::arch::x86_64::*;
 use glam::Affine3A;
 
 use super::SoaBlock;
+use crate::math::lanes::{load3, load4, rows};
 use crate::skeleton::NO_PARENT;
 use crate::Transform;
 
@@ -76,57 +77,14 @@ impl BoneSeq for &[u16] {
     }
 }
 
-/// Quaternion of `t` as four lanes.
-#[inline(always)]
-fn load_rotation(t: &Transform) -> __m128 {
-    // SAFETY: `Quat` is four contiguous `f32`; unaligned load of 16 readable bytes.
-    unsafe { _mm_loadu_ps(core::ptr::from_ref(&t.rotation).cast::<f32>()) }
-}
-
-/// Scale of `t` as `(x, y, z, 0)`; the padding after it is never read (masked load).
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn load_scale(t: &Transform) -> __m128 {
-    let mask = _mm_setr_epi32(-1, -1, -1, 0);
-    // SAFETY: only the three lanes set in `mask` (the three `f32` of `scale`) are accessed.
-    unsafe { _mm_maskload_ps(core::ptr::from_ref(&t.scale).cast::<f32>(), mask) }
-}
-
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn pair(lo: __m128, hi: __m128) -> __m256 {
-    _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(lo), hi)
-}
-
 /// Pass 1 for up to eight bones: `bones[k]` for `k < 8` (callers repeat the last bone to fill).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn rotation_scale_block(l: [&Transform; 8], out: *mut Block) {
-    let r0 = pair(load_rotation(l[0]), load_rotation(l[4]));
-    let r1 = pair(load_rotation(l[1]), load_rotation(l[5]));
-    let r2 = pair(load_rotation(l[2]), load_rotation(l[6]));
-    let r3 = pair(load_rotation(l[3]), load_rotation(l[7]));
-    // In-lane 4×4 transposes: lane j of the low half is bone j, of the high half bone j + 4.
-    let t0 = _mm256_unpacklo_ps(r0, r1);
-    let t1 = _mm256_unpacklo_ps(r2, r3);
-    let t2 = _mm256_unpackhi_ps(r0, r1);
-    let t3 = _mm256_unpackhi_ps(r2, r3);
-    let x = _mm256_shuffle_ps::<0x44>(t0, t1);
-    let y = _mm256_shuffle_ps::<0xEE>(t0, t1);
-    let z = _mm256_shuffle_ps::<0x44>(t2, t3);
-    let w = _mm256_shuffle_ps::<0xEE>(t2, t3);
-    let s0 = pair(load_scale(l[0]), load_scale(l[4]));
-    let s1 = pair(load_scale(l[1]), load_scale(l[5]));
-    let s2 = pair(load_scale(l[2]), load_scale(l[6]));
-    let s3 = pair(load_scale(l[3]), load_scale(l[7]));
-    let u0 = _mm256_unpacklo_ps(s0, s1);
-    let u1 = _mm256_unpacklo_ps(s2, s3);
-    let u2 = _mm256_unpackhi_ps(s0, s1);
-    let u3 = _mm256_unpackhi_ps(s2, s3);
-    let sx = _mm256_shuffle_ps::<0x44>(u0, u1);
-    let sy = _mm256_shuffle_ps::<0xEE>(u0, u1);
-    let sz = _mm256_shuffle_ps::<0x44>(u2, u3);
-    rotation_scale_rows([x, y, z, w], [sx, sy, sz], out);
+    // Lane j of the low half is bone j, of the high half bone j + 4.
+    let q = rows(core::array::from_fn(|k| load4(&l[k].rotation)));
+    let [sx, sy, sz, _] = rows(core::array::from_fn(|k| load3(&l[k].scale)));
+    rotation_scale_rows(q, [sx, sy, sz], out);
 }
 
 /// Pass 1 on rows: quaternion rows `x, y, z, w` and scale rows, lane = bone.
