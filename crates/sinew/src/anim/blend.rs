@@ -2,7 +2,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::pose::SoaPose;
+use crate::pose::{LocalPose, SoaPose};
 use crate::Transform;
 
 /// One normal layer: a local pose, a weight, optional per-bone weights. `P` is the pose form:
@@ -213,53 +213,19 @@ pub fn blend_soa(
     blend_into(rest, layers, additive, params, out);
 }
 
-/// A local pose form blending reads and writes.
-trait PoseBuf {
-    fn len(&self) -> usize;
-    fn get(&self, i: usize) -> Transform;
-    fn set(&mut self, i: usize, t: &Transform);
-    fn copy_from(&mut self, other: &Self);
+/// A local pose blending reads and writes, with its two-layer kernel.
+trait PoseBuf: LocalPose {
     /// Two unmasked layers, weights already normalised.
     fn blend_two(a: &Self, b: &Self, wa: f32, wb: f32, out: &mut Self);
 }
 
 impl PoseBuf for [Transform] {
-    #[inline(always)]
-    fn len(&self) -> usize {
-        <[Transform]>::len(self)
-    }
-    #[inline(always)]
-    fn get(&self, i: usize) -> Transform {
-        self[i]
-    }
-    #[inline(always)]
-    fn set(&mut self, i: usize, t: &Transform) {
-        self[i] = *t;
-    }
-    fn copy_from(&mut self, other: &Self) {
-        self.copy_from_slice(other);
-    }
     fn blend_two(a: &Self, b: &Self, wa: f32, wb: f32, out: &mut Self) {
         blend_two(a, b, wa, wb, out);
     }
 }
 
 impl PoseBuf for SoaPose {
-    #[inline(always)]
-    fn len(&self) -> usize {
-        SoaPose::len(self)
-    }
-    #[inline(always)]
-    fn get(&self, i: usize) -> Transform {
-        SoaPose::get(self, i)
-    }
-    #[inline(always)]
-    fn set(&mut self, i: usize, t: &Transform) {
-        SoaPose::set(self, i, t);
-    }
-    fn copy_from(&mut self, other: &Self) {
-        self.clone_from(other);
-    }
     fn blend_two(a: &Self, b: &Self, wa: f32, wb: f32, out: &mut Self) {
         blend_two_soa(a, b, wa, wb, out);
     }
@@ -272,17 +238,17 @@ fn blend_into<P: PoseBuf + ?Sized>(
     params: &BlendParams,
     out: &mut P,
 ) {
-    let n = out.len();
-    assert_eq!(rest.len(), n, "rest pose length");
+    let n = out.bone_count();
+    assert_eq!(rest.bone_count(), n, "rest pose length");
     for l in layers {
-        assert_eq!(l.pose.len(), n, "layer pose length");
+        assert_eq!(l.pose.bone_count(), n, "layer pose length");
         assert!(l.mask.is_none_or(|m| m.len() == n), "layer mask length");
     }
     for l in additive {
-        assert_eq!(l.pose.len(), n, "additive pose length");
+        assert_eq!(l.pose.bone_count(), n, "additive pose length");
         assert!(l.mask.is_none_or(|m| m.len() == n), "additive mask length");
         if let AdditiveReference::Pose(r) = l.reference {
-            assert_eq!(r.len(), n, "additive reference length");
+            assert_eq!(r.bone_count(), n, "additive reference length");
         }
     }
     let threshold = params.threshold.max(0.0);
@@ -319,7 +285,7 @@ fn blend_two(a: &[Transform], b: &[Transform], wa: f32, wb: f32, out: &mut [Tran
     #[cfg(target_arch = "x86_64")]
     {
         if crate::math::lanes::TRANSFORM_ROWS && std::is_x86_feature_detected!("avx2") {
-            let n = out.len() - out.len() % 8;
+            let n = out.bone_count() - out.bone_count() % 8;
             // SAFETY: AVX2 is available (checked just above).
             unsafe { super::blend_avx2::blend_two(&a[..n], &b[..n], wa, wb, &mut out[..n]) };
             blend_two_portable(&a[n..], &b[n..], wa, wb, &mut out[n..]);
@@ -342,7 +308,7 @@ fn blend_two_soa(a: &SoaPose, b: &SoaPose, wa: f32, wb: f32, out: &mut SoaPose) 
             return;
         }
     }
-    for i in 0..out.len() {
+    for i in 0..out.bone_count() {
         let (pa, pb) = (a.get(i), b.get(i));
         let qa = Vec4::from(pa.rotation);
         let qb = Vec4::from(pb.rotation);
@@ -412,7 +378,7 @@ fn blend_general<P: PoseBuf + ?Sized>(
     threshold: f32,
     out: &mut P,
 ) {
-    for i in 0..out.len() {
+    for i in 0..out.bone_count() {
         let r = &rest.get(i);
         let mut t = Vec3::ZERO;
         let mut q = Vec4::ZERO;
@@ -455,7 +421,7 @@ fn apply_additive<P: PoseBuf + ?Sized>(rest: &P, layer: &AdditiveLayer<'_, P>, o
         AdditiveReference::Rest => rest,
         AdditiveReference::Pose(r) => r,
     };
-    for i in 0..out.len() {
+    for i in 0..out.bone_count() {
         let w = layer.weight * layer.mask.map_or(1.0, |m| m[i]);
         if w == 0.0 {
             continue;

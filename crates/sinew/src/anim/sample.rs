@@ -14,13 +14,13 @@
 //! Because a record depends only on (track, segment), sampling after any sequence of seeks
 //! gives exactly the same result as sampling with a fresh cache.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Quat, Vec4};
 
 use super::binding::{ChannelBinding, FLOAT, ROTATION, SCALE, TRANSLATION};
 use super::fused::{eval_fused, eval_fused_soa, refill_fused, FusedCache, Records};
 use super::interpolation::segment_coefficients;
 use super::{BezierEase, Clip, ClipBinding, ClipId, Interpolation, Track, TrackValue};
-use crate::pose::SoaPose;
+use crate::pose::{LocalPose, SoaPose};
 use crate::Transform;
 
 /// What sampling writes for bones (or channels) the clip does not animate.
@@ -546,13 +546,8 @@ pub fn sample_soa(
     sample_into(clip, binding, cache, time, untracked, out);
 }
 
-/// A local pose sampling writes into: a slice of transforms or an SoA pose.
-trait PoseSink {
-    fn bone_count(&self) -> usize;
-    fn set(&mut self, i: usize, t: &Transform);
-    fn set_translation(&mut self, i: usize, v: Vec3);
-    fn set_rotation(&mut self, i: usize, q: Quat);
-    fn set_scale(&mut self, i: usize, v: Vec3);
+/// A local pose sampling writes into, with its whole-bone record kernel.
+trait PoseSink: LocalPose {
     fn fused(
         &mut self,
         lt: f32,
@@ -564,26 +559,6 @@ trait PoseSink {
 }
 
 impl PoseSink for [Transform] {
-    #[inline(always)]
-    fn bone_count(&self) -> usize {
-        self.len()
-    }
-    #[inline(always)]
-    fn set(&mut self, i: usize, t: &Transform) {
-        self[i] = *t;
-    }
-    #[inline(always)]
-    fn set_translation(&mut self, i: usize, v: Vec3) {
-        self[i].translation = v;
-    }
-    #[inline(always)]
-    fn set_rotation(&mut self, i: usize, q: Quat) {
-        self[i].rotation = q;
-    }
-    #[inline(always)]
-    fn set_scale(&mut self, i: usize, v: Vec3) {
-        self[i].scale = v;
-    }
     #[inline(always)]
     fn fused(
         &mut self,
@@ -598,26 +573,6 @@ impl PoseSink for [Transform] {
 }
 
 impl PoseSink for SoaPose {
-    #[inline(always)]
-    fn bone_count(&self) -> usize {
-        self.len()
-    }
-    #[inline(always)]
-    fn set(&mut self, i: usize, t: &Transform) {
-        SoaPose::set(self, i, t);
-    }
-    #[inline(always)]
-    fn set_translation(&mut self, i: usize, v: Vec3) {
-        self.blocks_mut()[i / 8].set_translation(i % 8, v);
-    }
-    #[inline(always)]
-    fn set_rotation(&mut self, i: usize, q: Quat) {
-        self.blocks_mut()[i / 8].set_rotation(i % 8, q);
-    }
-    #[inline(always)]
-    fn set_scale(&mut self, i: usize, v: Vec3) {
-        self.blocks_mut()[i / 8].set_scale(i % 8, v);
-    }
     #[inline(always)]
     fn fused(
         &mut self,

@@ -15,12 +15,14 @@
 mod blend_scratch;
 #[cfg(target_arch = "x86_64")]
 mod l2w_avx2;
+mod local_pose;
 mod local_to_world;
 mod placement;
 mod soa;
 mod state;
 
 pub use blend_scratch::BlendScratch;
+pub(crate) use local_pose::LocalPose;
 pub use local_to_world::{
     local_to_world, local_to_world_ordered, local_to_world_range, local_to_world_soa, skin_matrices,
 };
