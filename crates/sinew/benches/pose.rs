@@ -13,60 +13,91 @@ use sinew::pose::{local_to_world, local_to_world_ordered, local_to_world_soa, So
 use sinew::{RigState, Transform};
 use sinew_testkit::Humanoid;
 
-fn bench_local_to_world(c: &mut Criterion) {
-    let mut group = c.benchmark_group("local_to_world");
-    for joints in [64usize, 512] {
+/// The four ways to evaluate the hierarchy that are timed.
+#[derive(Clone, Copy)]
+enum Case {
+    /// `local_to_world` over slices, depth-first order.
+    Slices,
+    /// `local_to_world_ordered` in the skeleton's level order.
+    SlicesLevelOrder,
+    /// `local_to_world_soa` from an `SoaPose`.
+    Soa,
+    /// `RigState::compute_world`.
+    RigState,
+}
+
+const CASES: [(Case, &str); 4] = [
+    (Case::Slices, "slices"),
+    (Case::SlicesLevelOrder, "slices_level_order"),
+    (Case::Soa, "soa"),
+    (Case::RigState, "rig_state"),
+];
+
+/// One animated pose of the humanoid with `joints` joints, in every form the cases read.
+struct Fixture {
+    h: Humanoid,
+    locals: Vec<Transform>,
+    soa: SoaPose,
+    state: RigState,
+    out: Vec<Affine3A>,
+}
+
+impl Fixture {
+    fn new(joints: usize) -> Self {
         let h = Humanoid::with_extra_joints(joints - 64);
         let mut locals = vec![Transform::IDENTITY; joints];
         h.animate(0.4, &mut locals);
-        let mut out = vec![Affine3A::IDENTITY; joints];
-        group.throughput(Throughput::Elements(joints as u64));
-        group.bench_with_input(BenchmarkId::new("slices", joints), &joints, |b, _| {
-            b.iter(|| {
-                local_to_world(
-                    h.skeleton.parent_indices(),
-                    black_box(&locals),
-                    &Affine3A::IDENTITY,
-                    &mut out,
-                );
-                black_box(&out);
-            });
-        });
-        group.bench_with_input(
-            BenchmarkId::new("slices_level_order", joints),
-            &joints,
-            |b, _| {
-                b.iter(|| {
-                    local_to_world_ordered(
-                        h.skeleton.parent_indices(),
-                        h.skeleton.level_order(),
-                        black_box(&locals),
-                        &Affine3A::IDENTITY,
-                        &mut out,
-                    );
-                    black_box(&out);
-                });
-            },
-        );
-        let soa = SoaPose::from_transforms(&locals);
-        group.bench_with_input(BenchmarkId::new("soa", joints), &joints, |b, _| {
-            b.iter(|| {
-                local_to_world_soa(
-                    h.skeleton.parent_indices(),
-                    black_box(&soa),
-                    &Affine3A::IDENTITY,
-                    &mut out,
-                );
-                black_box(&out);
-            });
-        });
         let mut state = RigState::new(h.skeleton.clone());
         state.locals_mut().copy_from_slice(&locals);
-        group.bench_with_input(BenchmarkId::new("rig_state", joints), &joints, |b, _| {
-            b.iter(|| {
-                black_box(state.compute_world());
+        Self {
+            soa: SoaPose::from_transforms(&locals),
+            out: vec![Affine3A::IDENTITY; joints],
+            h,
+            locals,
+            state,
+        }
+    }
+
+    fn run(&mut self, case: Case) {
+        let parents = self.h.skeleton.parent_indices();
+        match case {
+            Case::Slices => local_to_world(
+                parents,
+                black_box(&self.locals),
+                &Affine3A::IDENTITY,
+                &mut self.out,
+            ),
+            Case::SlicesLevelOrder => local_to_world_ordered(
+                parents,
+                self.h.skeleton.level_order(),
+                black_box(&self.locals),
+                &Affine3A::IDENTITY,
+                &mut self.out,
+            ),
+            Case::Soa => local_to_world_soa(
+                parents,
+                black_box(&self.soa),
+                &Affine3A::IDENTITY,
+                &mut self.out,
+            ),
+            Case::RigState => {
+                black_box(self.state.compute_world());
+            }
+        }
+        black_box(&self.out);
+    }
+}
+
+fn bench_local_to_world(c: &mut Criterion) {
+    let mut group = c.benchmark_group("local_to_world");
+    for joints in [64usize, 512] {
+        let mut f = Fixture::new(joints);
+        group.throughput(Throughput::Elements(joints as u64));
+        for (case, name) in CASES {
+            group.bench_with_input(BenchmarkId::new(name, joints), &joints, |b, _| {
+                b.iter(|| f.run(case));
             });
-        });
+        }
     }
     group.finish();
 }
@@ -74,47 +105,13 @@ fn bench_local_to_world(c: &mut Criterion) {
 fn min_report() {
     println!("min-of-batches ns/joint (procedural humanoid, single thread):");
     for joints in [64usize, 512] {
-        let h = Humanoid::with_extra_joints(joints - 64);
-        let mut locals = vec![Transform::IDENTITY; joints];
-        h.animate(0.4, &mut locals);
-        let mut out = vec![Affine3A::IDENTITY; joints];
-        let slices = min_ns_per_joint(joints, || {
-            local_to_world(
-                h.skeleton.parent_indices(),
-                black_box(&locals),
-                &Affine3A::IDENTITY,
-                &mut out,
-            );
-            black_box(&out);
-        });
-        let ordered = min_ns_per_joint(joints, || {
-            local_to_world_ordered(
-                h.skeleton.parent_indices(),
-                h.skeleton.level_order(),
-                black_box(&locals),
-                &Affine3A::IDENTITY,
-                &mut out,
-            );
-            black_box(&out);
-        });
-        let soa = SoaPose::from_transforms(&locals);
-        let soa_ns = min_ns_per_joint(joints, || {
-            local_to_world_soa(
-                h.skeleton.parent_indices(),
-                black_box(&soa),
-                &Affine3A::IDENTITY,
-                &mut out,
-            );
-            black_box(&out);
-        });
-        let mut state = RigState::new(h.skeleton.clone());
-        state.locals_mut().copy_from_slice(&locals);
-        let rig = min_ns_per_joint(joints, || {
-            black_box(state.compute_world());
-        });
-        println!(
-            "  {joints:>3} joints: slices {slices:.2}  slices_level_order {ordered:.2}  soa {soa_ns:.2}  rig_state {rig:.2}"
-        );
+        let mut f = Fixture::new(joints);
+        let mut line = format!("  {joints:>3} joints:");
+        for (case, name) in CASES {
+            let ns = min_ns_per_joint(joints, || f.run(case));
+            line += &format!("  {name} {ns:.2}");
+        }
+        println!("{line}");
     }
 }
 
