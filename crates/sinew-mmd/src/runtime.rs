@@ -710,57 +710,30 @@ impl MmdInstance {
             // every angle, rebuild in the same order. An axis limited to [0, 0] contributes
             // the identity whatever its angle, so it is not decomposed.
             let [fx, fy, fz] = info.zero.map(|z| !z);
+            // Only the free axes are decomposed (same formulas, same results).
+            fn angle_if(free: bool, angle: impl FnOnce() -> f32) -> f32 {
+                if free {
+                    angle()
+                } else {
+                    0.0
+                }
+            }
+            let asin88 = |v: f32| clamp88((-v).clamp(-1.0, 1.0).asin());
             let (rx, ry, rz) = match info.order {
                 EulerOrder::Yxz => (
-                    if fx {
-                        clamp88((-m.z_axis.y).clamp(-1.0, 1.0).asin())
-                    } else {
-                        0.0
-                    },
-                    if fy {
-                        m.z_axis.x.atan2(m.z_axis.z)
-                    } else {
-                        0.0
-                    },
-                    if fz {
-                        m.x_axis.y.atan2(m.y_axis.y)
-                    } else {
-                        0.0
-                    },
+                    angle_if(fx, || asin88(m.z_axis.y)),
+                    angle_if(fy, || m.z_axis.x.atan2(m.z_axis.z)),
+                    angle_if(fz, || m.x_axis.y.atan2(m.y_axis.y)),
                 ),
                 EulerOrder::Zyx => (
-                    if fx {
-                        m.y_axis.z.atan2(m.z_axis.z)
-                    } else {
-                        0.0
-                    },
-                    if fy {
-                        clamp88((-m.x_axis.z).clamp(-1.0, 1.0).asin())
-                    } else {
-                        0.0
-                    },
-                    if fz {
-                        m.x_axis.y.atan2(m.x_axis.x)
-                    } else {
-                        0.0
-                    },
+                    angle_if(fx, || m.y_axis.z.atan2(m.z_axis.z)),
+                    angle_if(fy, || asin88(m.x_axis.z)),
+                    angle_if(fz, || m.x_axis.y.atan2(m.x_axis.x)),
                 ),
                 EulerOrder::Xzy => (
-                    if fx {
-                        m.y_axis.z.atan2(m.y_axis.y)
-                    } else {
-                        0.0
-                    },
-                    if fy {
-                        m.z_axis.x.atan2(m.x_axis.x)
-                    } else {
-                        0.0
-                    },
-                    if fz {
-                        clamp88((-m.y_axis.x).clamp(-1.0, 1.0).asin())
-                    } else {
-                        0.0
-                    },
+                    angle_if(fx, || m.y_axis.z.atan2(m.y_axis.y)),
+                    angle_if(fy, || m.z_axis.x.atan2(m.x_axis.x)),
+                    angle_if(fz, || asin88(m.y_axis.x)),
                 ),
             };
             let turn = |free: bool, a: f32, lo: f32, hi: f32, f: fn(f32) -> Quat| {
