@@ -120,32 +120,12 @@ impl HingeFrame {
 /// no `atan2` is needed.
 #[inline]
 pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Vec3A {
-    // Coordinates of `d` in the (orthonormal) frame: three dots instead of a projection's
-    // lengths.
-    let along = frame.axis.dot(d);
-    let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
-    let length_sq = cos_p * cos_p + sin_p * sin_p;
-    // `d` need not be unit: the degenerate test is relative to its length.
-    // (Written so that NaN also counts as degenerate.)
-    let degenerate = length_sq.partial_cmp(&(EPS_SQ * (length_sq + along * along).max(1e-30)))
-        != Some(core::cmp::Ordering::Greater);
-    let (s, c) = if degenerate {
-        0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
-    } else {
-        let (sin_mid, cos_mid) = hinge.mid_sin_cos();
-        let length = length_sq.sqrt();
-        if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
-            return (d - frame.axis * along) / length;
+    match clamp_hinge(d, frame, hinge) {
+        HingeClamp::Inside { dir, .. } => dir,
+        HingeClamp::Bound { sin, cos } => {
+            (frame.reference * cos + frame.side * sin).normalize_or(frame.reference)
         }
-        let (sin_min, cos_min) = hinge.min_sin_cos();
-        let (sin_max, cos_max) = hinge.max_sin_cos();
-        if cos_p * cos_min + sin_p * sin_min >= cos_p * cos_max + sin_p * sin_max {
-            (sin_min, cos_min)
-        } else {
-            (sin_max, cos_max)
-        }
-    };
-    (frame.reference * c + frame.side * s).normalize_or(frame.reference)
+    }
 }
 
 /// [`constrain_hinge`] for an orthonormal `frame`, also returning the result's coordinates
@@ -159,23 +139,56 @@ pub(crate) fn constrain_hinge_coords(
     frame: &HingeFrame,
     hinge: &Hinge,
 ) -> (Vec3A, f32, f32, f32) {
+    match clamp_hinge(d, frame, hinge) {
+        HingeClamp::Inside {
+            dir,
+            cos,
+            sin,
+            length,
+        } => (dir, cos, sin, length.recip()),
+        HingeClamp::Bound { sin, cos } => (frame.reference * cos + frame.side * sin, cos, sin, 1.0),
+    }
+}
+
+/// Where a direction falls on a hinge.
+enum HingeClamp {
+    /// Within the range: its unit in-plane direction, its unnormalised coordinates along the
+    /// frame's reference and side, and their length.
+    Inside {
+        dir: Vec3A,
+        cos: f32,
+        sin: f32,
+        length: f32,
+    },
+    /// Outside (or along the axis): the bound (or in-range angle nearest 0) to take, as the
+    /// sine and cosine of its angle.
+    Bound { sin: f32, cos: f32 },
+}
+
+/// The common part of [`constrain_hinge`] and [`constrain_hinge_coords`].
+#[inline(always)]
+fn clamp_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> HingeClamp {
+    // Coordinates of `d` in the (orthonormal) frame: three dots instead of a projection's
+    // lengths.
     let along = frame.axis.dot(d);
     let (cos_p, sin_p) = (frame.reference.dot(d), frame.side.dot(d));
     let length_sq = cos_p * cos_p + sin_p * sin_p;
+    // `d` need not be unit: the degenerate test is relative to its length.
+    // (Written so that NaN also counts as degenerate.)
     let degenerate = length_sq.partial_cmp(&(EPS_SQ * (length_sq + along * along).max(1e-30)))
         != Some(core::cmp::Ordering::Greater);
-    let (s, c) = if degenerate {
+    let (sin, cos) = if degenerate {
         0.0f32.clamp(hinge.min(), hinge.max()).sin_cos()
     } else {
         let (sin_mid, cos_mid) = hinge.mid_sin_cos();
         let length = length_sq.sqrt();
         if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
-            return (
-                (d - frame.axis * along) / length,
-                cos_p,
-                sin_p,
-                length.recip(),
-            );
+            return HingeClamp::Inside {
+                dir: (d - frame.axis * along) / length,
+                cos: cos_p,
+                sin: sin_p,
+                length,
+            };
         }
         let (sin_min, cos_min) = hinge.min_sin_cos();
         let (sin_max, cos_max) = hinge.max_sin_cos();
@@ -185,7 +198,7 @@ pub(crate) fn constrain_hinge_coords(
             (sin_max, cos_max)
         }
     };
-    (frame.reference * c + frame.side * s, c, s, 1.0)
+    HingeClamp::Bound { sin, cos }
 }
 
 /// Shortest-arc rotation taking unit `from` onto unit `to`.
