@@ -2,7 +2,7 @@
 
 use glam::{Affine3A, Mat3A};
 
-use super::SoaPose;
+use super::{LocalPose, SoaPose};
 use crate::skeleton::NO_PARENT;
 use crate::Transform;
 
@@ -77,17 +77,31 @@ pub fn local_to_world_range(
             return;
         }
     }
-    let parents = &parents[..to];
-    let locals = &locals[..to];
-    for i in from..to {
+    debug_assert!(
+        (from..to).all(|i| parents[i] == NO_PARENT || (parents[i] as usize) < i),
+        "parent after child"
+    );
+    // A parent index past the child would read a stale matrix, never out of bounds.
+    eval_portable(parents, from..to, locals, root, out);
+}
+
+/// The portable kernel: bones in the order `bones` yields, each from its parent's matrix in
+/// `out` (or `root`).
+fn eval_portable<L: LocalPose + ?Sized>(
+    parents: &[u16],
+    bones: impl Iterator<Item = usize>,
+    locals: &L,
+    root: &Affine3A,
+    out: &mut [Affine3A],
+) {
+    for i in bones {
         let p = parents[i];
-        debug_assert!(p == NO_PARENT || (p as usize) < i, "parent after child");
-        out[i] = if p == NO_PARENT {
-            parent_times_trs(root, &locals[i])
+        let parent = if p == NO_PARENT {
+            root
         } else {
-            // A parent index past the child would read a stale matrix, never out of bounds.
-            parent_times_trs(&out[p as usize], &locals[i])
+            &out[p as usize]
         };
+        out[i] = parent_times_trs(parent, &locals.get(i));
     }
 }
 
@@ -117,15 +131,13 @@ pub fn local_to_world_ordered(
             return;
         }
     }
-    for &i in order {
-        let i = i as usize;
-        let p = parents[i];
-        out[i] = if p == NO_PARENT {
-            parent_times_trs(root, &locals[i])
-        } else {
-            parent_times_trs(&out[p as usize], &locals[i])
-        };
-    }
+    eval_portable(
+        parents,
+        order.iter().map(|&i| usize::from(i)),
+        locals,
+        root,
+        out,
+    );
 }
 
 /// [`local_to_world`] on a structure-of-arrays pose: the matrix pass reads the rotation and
@@ -149,16 +161,7 @@ pub fn local_to_world_soa(
             return;
         }
     }
-    for i in 0..out.len() {
-        let p = parents[i];
-        debug_assert!(p == NO_PARENT || (p as usize) < i, "parent after child");
-        let local = locals.get(i);
-        out[i] = if p == NO_PARENT {
-            parent_times_trs(root, &local)
-        } else {
-            parent_times_trs(&out[p as usize], &local)
-        };
-    }
+    eval_portable(parents, 0..out.len(), locals, root, out);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -249,5 +252,19 @@ mod tests {
             &mut soa,
         );
         assert_eq!(soa, want);
+        // The portable kernel itself (what CPUs without AVX2 run), on both layouts.
+        let mut portable = vec![Affine3A::IDENTITY; locals.len()];
+        eval_portable(&parents, 0..locals.len(), &locals[..], &root, &mut portable);
+        assert_eq!(portable, want);
+        let mut portable_soa = vec![Affine3A::IDENTITY; locals.len()];
+        let soa_pose = SoaPose::from_transforms(&locals);
+        eval_portable(
+            &parents,
+            0..locals.len(),
+            &soa_pose,
+            &root,
+            &mut portable_soa,
+        );
+        assert_eq!(portable_soa, want);
     }
 }
