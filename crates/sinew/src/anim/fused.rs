@@ -171,21 +171,19 @@ fn refill_one(
     let block = &mut cache.blocks[b];
     block.start[lane] = start;
     block.k[lane] = k;
-    let c = &mut block.c;
-    put(c, T0, lane, ct[0], 3);
-    put(c, T1, lane, ct[1], 3);
-    put(c, R0, lane, cr[0], 4);
-    put(c, R1, lane, cr[1], 4);
-    put(c, S0, lane, cs[0], 3);
-    put(c, S1, lane, cs[1], 3);
+    // Terms `first` and `first + 1` of every channel into the rows of `c` (the same rows serve
+    // `c0`/`c1` in the block and `c2`/`c3` in its cubic block).
+    let put_terms = |c: &mut [[f32; 8]; ROWS], first: usize| {
+        put(c, T0, lane, ct[first], 3);
+        put(c, T1, lane, ct[first + 1], 3);
+        put(c, R0, lane, cr[first], 4);
+        put(c, R1, lane, cr[first + 1], 4);
+        put(c, S0, lane, cs[first], 3);
+        put(c, S1, lane, cs[first + 1], 3);
+    };
+    put_terms(&mut block.c, 0);
     if let Some(cb) = cache.cubic.get_mut(b) {
-        let c = &mut cb.c;
-        put(c, T0, lane, ct[2], 3);
-        put(c, T1, lane, ct[3], 3);
-        put(c, R0, lane, cr[2], 4);
-        put(c, R1, lane, cr[3], 4);
-        put(c, S0, lane, cs[2], 3);
-        put(c, S1, lane, cs[3], 3);
+        put_terms(&mut cb.c, 2);
     }
 }
 
