@@ -1,10 +1,10 @@
 //! A held prop: a small node tree with named empties (a rifle's stock, grip, support and
 //! muzzle), placed in the world by its root.
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use sinew::Transform;
 
-use crate::PropsError;
+use crate::{rotation_of, PropsError};
 
 /// One node of a prop: a named empty (or mesh node) with a local transform.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,8 @@ pub struct PropNode {
 pub struct Prop {
     nodes: Vec<PropNode>,
     relative: Vec<Affine3A>,
+    /// `rotation_of(relative[i])`: what a node's world rotation is made of.
+    relative_rotation: Vec<Quat>,
     root_world: Transform,
 }
 
@@ -57,9 +59,11 @@ impl Prop {
                 Some(_) => return Err(err("parent must come earlier in the list")),
             });
         }
+        let relative_rotation = relative.iter().map(rotation_of).collect();
         Ok(Self {
             nodes,
             relative,
+            relative_rotation,
             root_world: Transform::IDENTITY,
         })
     }
@@ -111,6 +115,40 @@ impl Prop {
         self.root_world.to_affine() * self.relative[node]
     }
 
+    /// A node's world position and rotation (its world matrix's, scale taken off).
+    ///
+    /// With the root scaled uniformly (the usual case) the rotation is composed from the root's
+    /// and the node's root-relative rotation, without building the matrix; otherwise it is
+    /// [`rotation_of`] the [`Self::node_world`] matrix.
+    ///
+    /// # Panics
+    /// If `node` is out of range.
+    #[must_use]
+    pub fn node_pose_world(&self, node: usize) -> (Vec3, Quat) {
+        let root = &self.root_world;
+        let s = root.scale;
+        if s.x == s.y && s.y == s.z && s.x > 0.0 {
+            let rel = &self.relative[node];
+            let position = root.translation + root.rotation * Vec3::from(rel.translation * s.x);
+            (
+                position,
+                (root.rotation * self.relative_rotation[node]).normalize(),
+            )
+        } else {
+            let m = self.node_world(node);
+            (m.translation.into(), rotation_of(&m))
+        }
+    }
+
+    /// A node's rotation relative to the prop root (scale taken off), computed once.
+    ///
+    /// # Panics
+    /// If `node` is out of range.
+    #[must_use]
+    pub fn node_relative_rotation(&self, node: usize) -> Quat {
+        self.relative_rotation[node]
+    }
+
     /// The world position of the first empty whose name ends with `suffix`.
     #[must_use]
     pub fn empty_position_world(&self, suffix: &str) -> Option<Vec3> {
@@ -159,5 +197,42 @@ impl PropBuilder {
             });
         }
         Prop::from_nodes(nodes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{EulerRot, Quat, Vec3};
+
+    use super::*;
+
+    #[test]
+    fn node_pose_world_matches_the_node_matrix() {
+        let turn = |x: f32, y: f32, z: f32| Quat::from_euler(EulerRot::XYZ, x, y, z);
+        let mut prop = Prop::builder()
+            .node(
+                "body",
+                None,
+                Transform::from_trs(Vec3::Z * 0.3, turn(0.2, 0.5, -0.3), Vec3::ONE),
+            )
+            .node(
+                "grip",
+                Some("body"),
+                Transform::from_trs(Vec3::new(0.1, -0.05, 0.2), turn(-1.0, 0.4, 2.0), Vec3::ONE),
+            )
+            .build()
+            .unwrap();
+        let grip = prop.find("grip").unwrap();
+        for scale in [Vec3::ONE, Vec3::splat(0.01), Vec3::new(1.0, 2.0, 0.5)] {
+            prop.set_root_world(Transform::from_trs(
+                Vec3::new(1.0, 1.5, -2.0),
+                turn(0.7, -1.2, 0.3),
+                scale,
+            ));
+            let m = prop.node_world(grip);
+            let (position, rotation) = prop.node_pose_world(grip);
+            assert!(position.distance(m.translation.into()) < 1e-6, "{scale}");
+            assert!(rotation.dot(rotation_of(&m)).abs() > 1.0 - 1e-6, "{scale}");
+        }
     }
 }

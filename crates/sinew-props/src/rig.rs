@@ -7,7 +7,7 @@ use sinew::ik::TwoBoneParams;
 use sinew::math::quat_from_euler_xyz;
 use sinew::{BoneId, RigState, Skeleton, Transform};
 
-use crate::solve::{anchor, reach, rotation_of};
+use crate::solve::{anchor, reach};
 use crate::{Prop, PropsConfig, PropsError};
 
 /// A prop slot of a body: the model may still be loading.
@@ -55,6 +55,8 @@ struct ResolvedLimb {
 #[derive(Debug, Clone)]
 struct Resolved {
     skeleton: Arc<Skeleton>,
+    /// Whether the body's kind is listed in the config.
+    kind_listed: bool,
     anchor: Option<ResolvedAnchor>,
     limbs: Vec<ResolvedLimb>,
 }
@@ -228,33 +230,39 @@ impl PropsRig {
         if self.limp {
             return Ok(());
         }
-        let config = Arc::clone(&self.config);
-        let kind = self.kind.as_deref().and_then(|k| config.kinds.get(k));
-        if kind.is_none() && self.handed.is_empty() {
+        // A resolution is dropped whenever the config, the kind or a prop changes, and is only
+        // made once no prop the kind names is loading, so a kept one for this skeleton stands.
+        let current = self
+            .resolved
+            .take()
+            .filter(|r| Arc::ptr_eq(&r.skeleton, state.skeleton()));
+        let resolved = match current {
+            Some(r) => r,
+            None => {
+                let kind = self.kind.as_deref().and_then(|k| self.config.kinds.get(k));
+                if kind.is_none() && self.handed.is_empty() {
+                    return Ok(());
+                }
+                if let Some(k) = kind {
+                    let loading = |name: &str| {
+                        self.props
+                            .iter()
+                            .any(|(n, s)| n == name && matches!(s, PropSlot::Loading))
+                    };
+                    if k.anchor.as_ref().is_some_and(|a| loading(&a.prop))
+                        || k.limbs.iter().any(|l| loading(&l.prop))
+                    {
+                        return Ok(());
+                    }
+                }
+                self.resolve(state.skeleton())?
+            }
+        };
+        if !resolved.kind_listed && self.handed.is_empty() {
+            self.resolved = Some(resolved);
             return Ok(());
         }
-        if let Some(k) = kind {
-            let loading = |name: &str| {
-                self.props
-                    .iter()
-                    .any(|(n, s)| n == name && matches!(s, PropSlot::Loading))
-            };
-            if k.anchor.as_ref().is_some_and(|a| loading(&a.prop))
-                || k.limbs.iter().any(|l| loading(&l.prop))
-            {
-                return Ok(());
-            }
-        }
-        let skeleton = Arc::clone(state.skeleton());
-        if self
-            .resolved
-            .as_ref()
-            .is_none_or(|r| !Arc::ptr_eq(&r.skeleton, &skeleton))
-        {
-            self.resolved = Some(self.resolve(&skeleton)?);
-        }
-        let resolved = self.resolved.take().expect("resolved above");
-        let out = self.apply(state, &skeleton, &resolved);
+        let out = self.apply(state, &resolved);
         self.resolved = Some(resolved);
         if out.is_err() {
             self.restore(state);
@@ -283,6 +291,7 @@ impl PropsRig {
     fn resolve(&self, skeleton: &Arc<Skeleton>) -> Result<Resolved, PropsError> {
         let mut out = Resolved {
             skeleton: Arc::clone(skeleton),
+            kind_listed: false,
             anchor: None,
             limbs: Vec::new(),
         };
@@ -293,6 +302,7 @@ impl PropsRig {
         else {
             return Ok(out);
         };
+        out.kind_listed = true;
         let prop = |path: String, name: &str| {
             self.props
                 .iter()
@@ -350,12 +360,8 @@ impl PropsRig {
         }
     }
 
-    fn apply(
-        &mut self,
-        state: &mut RigState,
-        skeleton: &Skeleton,
-        resolved: &Resolved,
-    ) -> Result<(), PropsError> {
+    fn apply(&mut self, state: &mut RigState, resolved: &Resolved) -> Result<(), PropsError> {
+        let skeleton = &*resolved.skeleton;
         self.short.clear();
         if let Some(a) = &resolved.anchor {
             let bone_world = state.world().ok_or(PropsError::NoWorld)?[a.bone.index()];
@@ -368,8 +374,7 @@ impl PropsRig {
             let Some(prop) = self.ready(limb.prop) else {
                 continue;
             };
-            let target = prop.node_world(limb.target);
-            let target = (target.translation.into(), rotation_of(&target));
+            let target = prop.node_pose_world(limb.target);
             let pole = Vec3::from(root_matrix * glam::Vec3A::from(limb.pole));
             self.record(state, &limb.bones);
             let short = reach(state, limb.bones, target, pole, &self.params)?;
