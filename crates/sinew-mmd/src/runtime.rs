@@ -199,6 +199,10 @@ pub struct MmdInstance {
 #[derive(Clone, Debug, Default)]
 struct PathPose {
     active: bool,
+    /// The first entry whose world pose is stale (`usize::MAX`: none): a link's step
+    /// changes its own local rotation; its descendants are brought up to date once per
+    /// iteration, before the next sweep reads them.
+    stale: usize,
     base_parent: (Quat, Vec3A),
     local: Vec<(Quat, Vec3A)>,
     world: Vec<(Quat, Vec3A)>,
@@ -539,6 +543,14 @@ impl MmdInstance {
         let half = ik.iterations >> 1;
         let mut it = 0;
         while it < ik.iterations {
+            if self.path.stale != usize::MAX {
+                // The effector as the new local rotations place it (the turned one carried
+                // through the sweep is the same up to rounding, which is not let accumulate).
+                let from = self.path.stale;
+                self.path.refresh(from);
+                self.path.stale = usize::MAX;
+                target = Vec3::from(self.path.world[self.path.world.len() - 1].1);
+            }
             self.ik_snapshot.clear();
             self.ik_snapshot
                 .extend(ik.links.iter().map(|l| self.ik_rotation[l.bone]));
@@ -590,6 +602,7 @@ impl MmdInstance {
     fn begin_path(&mut self, owner: usize) {
         let path = &self.ik_path[owner];
         self.path.active = !path.is_empty() && self.path_plain[owner];
+        self.path.stale = usize::MAX;
         if !self.path.active {
             return;
         }
@@ -642,8 +655,18 @@ impl MmdInstance {
         } else {
             self.position(b)
         };
-        let to_target = (chain_position - *target).normalize_or_zero();
-        let to_ik = (chain_position - ik_position).normalize_or_zero();
+        // `normalize_or_zero`, keeping the lengths.
+        let unit = |v: Vec3| {
+            let rcp = v.length().recip();
+            if rcp.is_finite() && rcp > 0.0 {
+                (v * rcp, rcp)
+            } else {
+                (Vec3::ZERO, 0.0)
+            }
+        };
+        let from_ik = chain_position - ik_position;
+        let (to_target, target_rcp) = unit(chain_position - *target);
+        let (to_ik, ik_rcp) = unit(from_ik);
         let mut axis = to_target.cross(to_ik);
         if axis.length_squared() < 1e-8 {
             return;
@@ -756,9 +779,26 @@ impl MmdInstance {
             self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
         }
         if self.path.active {
-            self.path.local[k].0 = self.ik_rotation[b] * self.chain_rotation[b];
-            self.path.refresh(k);
-            *target = Vec3::from(self.path.world[self.path.world.len() - 1].1);
+            // Within an iteration the sweep goes from the effector toward the base, so the
+            // links still to come are this one's ancestors and keep their poses: only the
+            // effector is needed, turned with this link from where it stands.
+            let local = self.ik_rotation[b] * self.chain_rotation[b];
+            self.path.local[k].0 = local;
+            self.path.stale = self.path.stale.min(k);
+            if link.limit.is_none() && dot >= info.cap_cos {
+                // A whole shortest arc: the effector lands on the line to the IK bone, at its
+                // own distance from the link.
+                *target = chain_position - from_ik * (ik_rcp / target_rcp);
+                return;
+            }
+            let (rotation, position) = self.path.world[k];
+            let parent = if k == 0 {
+                self.path.base_parent.0
+            } else {
+                self.path.world[k - 1].0
+            };
+            let offset = rotation.conjugate() * (Vec3A::from(*target) - position);
+            *target = Vec3::from(position + (parent * local) * offset);
             return;
         }
         if self.ik_path[owner].is_empty() {
