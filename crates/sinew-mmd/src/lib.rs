@@ -37,6 +37,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod axis_limit;
 pub mod dynamics_reader;
 pub mod error;
 pub mod model;

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 
+use crate::axis_limit::AxisLimit;
 use crate::model::{MmdIkLink, MmdModel};
 
 /// What one evaluation applies.
@@ -87,6 +88,56 @@ struct LinkInfo {
     cap_half: (f32, f32),
     /// Per axis X, Y, Z: limited to `[0, 0]` (that Euler angle is always 0).
     zero: [bool; 3],
+    /// One free axis whose Euler angle is an `atan2` of two matrix entries in this order,
+    /// with its range in `[−π, π]`: limited without trigonometry (see [`AxisLimit`]).
+    single: Option<SingleAxis>,
+}
+
+/// The free axis of a one-axis limit and the matrix entries `(a, b)` of its angle
+/// `atan2(a, b)`: column, row of each.
+#[derive(Clone, Copy, Debug)]
+struct SingleAxis {
+    axis: usize,
+    a: (usize, usize),
+    b: (usize, usize),
+    limit: AxisLimit,
+}
+
+impl SingleAxis {
+    fn new(order: EulerOrder, zero: [bool; 3], min: Vec3, max: Vec3) -> Option<Self> {
+        let axis = match zero {
+            [false, true, true] => 0,
+            [true, false, true] => 1,
+            [true, true, false] => 2,
+            _ => return None,
+        };
+        // The decomposition's `atan2` arguments (columns x, y, z = 0, 1, 2); the middle
+        // angle of each order is an `asin` and keeps the general path.
+        let (a, b) = match (order, axis) {
+            (EulerOrder::Yxz, 1) => ((2, 0), (2, 2)),
+            (EulerOrder::Yxz, 2) => ((0, 1), (1, 1)),
+            (EulerOrder::Zyx, 0) => ((1, 2), (2, 2)),
+            (EulerOrder::Zyx, 2) => ((0, 1), (0, 0)),
+            (EulerOrder::Xzy, 0) => ((1, 2), (1, 1)),
+            (EulerOrder::Xzy, 1) => ((2, 0), (0, 0)),
+            _ => return None,
+        };
+        Some(Self {
+            axis,
+            a,
+            b,
+            limit: AxisLimit::new(min[axis], max[axis])?,
+        })
+    }
+
+    /// The limited rotation of `q` (its free angle limited, the others zero).
+    fn limited(&self, q: Quat, reflect: bool) -> Quat {
+        let m = Mat3::from_quat(q);
+        let entry = |(c, r): (usize, usize)| m.col(c)[r];
+        let (cos, sin) = self.limit.limit(entry(self.a), entry(self.b), reflect);
+        let v = Vec3::AXES[self.axis] * sin;
+        Quat::from_xyzw(v.x, v.y, v.z, cos)
+    }
 }
 
 fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
@@ -105,6 +156,7 @@ fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
             cap_cos,
             cap_half,
             zero: [false; 3],
+            single: None,
         };
     };
     let half_pi = std::f32::consts::FRAC_PI_2;
@@ -134,6 +186,7 @@ fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
         cap_cos,
         cap_half,
         zero: [x, y, z],
+        single: SingleAxis::new(order, [x, y, z], min, max),
     }
 }
 
@@ -724,7 +777,13 @@ impl MmdInstance {
         let axis = axis * sin;
         let step = Quat::from_xyzw(axis.x, axis.y, axis.z, cos);
         self.ik_rotation[b] = step * self.ik_rotation[b];
-        if let Some((min, max)) = link.limit {
+        let mut limited_local = None;
+        if let (Some(single), Some(_)) = (&info.single, link.limit) {
+            let q = self.ik_rotation[b] * self.chain_rotation[b];
+            let rebuilt = single.limited(q, use_axis);
+            self.ik_rotation[b] = rebuilt * self.chain_rotation[b].inverse();
+            limited_local = Some(rebuilt);
+        } else if let Some((min, max)) = link.limit {
             let q = self.ik_rotation[b] * self.chain_rotation[b];
             let m = Mat3::from_quat(q);
             let threshold = 88.0f32.to_radians();
@@ -782,7 +841,8 @@ impl MmdInstance {
             // Within an iteration the sweep goes from the effector toward the base, so the
             // links still to come are this one's ancestors and keep their poses: only the
             // effector is needed, turned with this link from where it stands.
-            let local = self.ik_rotation[b] * self.chain_rotation[b];
+            let local =
+                limited_local.unwrap_or_else(|| self.ik_rotation[b] * self.chain_rotation[b]);
             self.path.local[k].0 = local;
             self.path.stale = self.path.stale.min(k);
             if link.limit.is_none() && dot >= info.cap_cos {
