@@ -230,7 +230,7 @@ pub struct MmdInstance {
     has_append_rotation: Vec<bool>,
     has_append_position: Vec<bool>,
     children: Vec<Vec<usize>>,
-    link_info: Vec<Vec<LinkInfo>>,
+    link_info: Arc<[Vec<LinkInfo>]>,
     /// Per IK owner: the bones from the base link down to the effector, parent first.
     ik_path: Vec<Vec<usize>>,
     /// Per IK owner, per link: the link's position in `ik_path`.
@@ -341,7 +341,7 @@ impl MmdInstance {
             has_append_rotation: vec![false; n],
             has_append_position: vec![false; n],
             children,
-            link_info: infos,
+            link_info: infos.into(),
             ik_path,
             link_in_path,
             path_plain,
@@ -593,6 +593,8 @@ impl MmdInstance {
             return;
         }
         self.begin_path(owner);
+        let infos = Arc::clone(&self.link_info);
+        let infos = &infos[owner];
         let half = ik.iterations >> 1;
         let mut it = 0;
         while it < ik.iterations {
@@ -608,7 +610,7 @@ impl MmdInstance {
             self.ik_snapshot
                 .extend(ik.links.iter().map(|l| self.ik_rotation[l.bone]));
             for (ci, link) in ik.links.iter().enumerate() {
-                let info = self.link_info[owner][ci];
+                let info = &infos[ci];
                 if info.axis != SolveAxis::Fixed {
                     self.solve_link(
                         owner,
@@ -696,7 +698,7 @@ impl MmdInstance {
         effector: usize,
         ci: usize,
         link: &MmdIkLink,
-        info: LinkInfo,
+        info: &LinkInfo,
         ik_position: Vec3,
         target: &mut Vec3,
         use_axis: bool,
