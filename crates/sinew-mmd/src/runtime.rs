@@ -706,63 +706,53 @@ impl MmdInstance {
         let b = link.bone;
         let k = self.link_in_path[owner].get(ci).copied().unwrap_or(0);
         let chain_position = if self.path.active {
-            Vec3::from(self.path.world[k].1)
+            self.path.world[k].1
         } else {
-            self.position(b)
+            self.world[b].translation
         };
         // `normalize_or_zero`, keeping the lengths.
-        let unit = |v: Vec3| {
+        let unit = |v: Vec3A| {
             let rcp = v.length().recip();
             if rcp.is_finite() && rcp > 0.0 {
                 (v * rcp, rcp)
             } else {
-                (Vec3::ZERO, 0.0)
+                (Vec3A::ZERO, 0.0)
             }
         };
-        let from_ik = chain_position - ik_position;
-        let (to_target, target_rcp) = unit(chain_position - *target);
+        let from_ik = chain_position - Vec3A::from(ik_position);
+        let (to_target, target_rcp) = unit(chain_position - Vec3A::from(*target));
         let (to_ik, ik_rcp) = unit(from_ik);
-        let mut axis = to_target.cross(to_ik);
+        let axis = to_target.cross(to_ik);
         if axis.length_squared() < 1e-8 {
             return;
         }
         // |a × b| = sin θ for the unit vectors: accurate for small angles, where
         // acos(a · b) in f32 is not (babylon-mmd takes acos in f64).
         let sin_angle = axis.length();
-        let parent_rotation = if self.path.active {
-            Mat3A::from_quat(if k == 0 {
+        // The axis in the link's parent frame.
+        let local_axis = if self.path.active {
+            let parent = if k == 0 {
                 self.path.base_parent.0
             } else {
                 self.path.world[k - 1].0
-            })
+            };
+            parent.conjugate() * axis
         } else {
             match self.model.bones[b].parent {
-                Some(p) => self.world[p].matrix3,
-                None => Mat3A::IDENTITY,
+                Some(p) => self.world[p].matrix3.transpose() * axis,
+                None => axis,
             }
         };
         let limited = link.limit.is_some();
-        let sign = |v: Vec3A| {
-            if axis.dot(Vec3::from(v)) >= 0.0 {
-                1.0
-            } else {
-                -1.0
-            }
+        // The single limited axis, turned the way the step goes (the sign of the axis's
+        // component along it).
+        let signed = |unit: Vec3A, component: f32| if component >= 0.0 { unit } else { -unit };
+        let axis = match info.axis {
+            SolveAxis::X if limited && use_axis => signed(Vec3A::X, local_axis.x),
+            SolveAxis::Y if limited && use_axis => signed(Vec3A::Y, local_axis.y),
+            SolveAxis::Z if limited && use_axis => signed(Vec3A::Z, local_axis.z),
+            _ => local_axis.normalize(),
         };
-        if limited && use_axis {
-            axis = match info.axis {
-                SolveAxis::X => Vec3::X * sign(parent_rotation.x_axis),
-                SolveAxis::Y => Vec3::Y * sign(parent_rotation.y_axis),
-                SolveAxis::Z => Vec3::Z * sign(parent_rotation.z_axis),
-                _ => (parent_rotation.transpose() * Vec3A::from(axis))
-                    .normalize()
-                    .into(),
-            };
-        } else {
-            axis = (parent_rotation.transpose() * Vec3A::from(axis))
-                .normalize()
-                .into();
-        }
         let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
         // The step is min(cap, θ) about `axis`, θ the angle between the two directions; its
         // half-angle sine and cosine come from the precomputed cap, or from sin θ and cos θ by
@@ -850,7 +840,7 @@ impl MmdInstance {
             if link.limit.is_none() && dot >= info.cap_cos {
                 // A whole shortest arc: the effector lands on the line to the IK bone, at its
                 // own distance from the link.
-                *target = chain_position - from_ik * (ik_rcp / target_rcp);
+                *target = Vec3::from(chain_position - from_ik * (ik_rcp / target_rcp));
                 return;
             }
             let (rotation, position) = self.path.world[k];
