@@ -39,6 +39,8 @@ use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 use crate::axis_limit::AxisLimit;
 use crate::model::{MmdIkLink, MmdModel};
 
+mod lockstep;
+
 /// What one evaluation applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvalOptions {
@@ -90,7 +92,7 @@ enum EulerOrder {
 }
 
 /// Per-link solver data derived once from the limits.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct LinkInfo {
     axis: SolveAxis,
     order: EulerOrder,
@@ -108,7 +110,7 @@ struct LinkInfo {
 
 /// The free axis of a one-axis limit and the matrix entries `(a, b)` of its angle
 /// `atan2(a, b)`: column, row of each.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct SingleAxis {
     axis: usize,
     a: (usize, usize),
@@ -255,6 +257,15 @@ pub struct MmdInstance {
     ik_snapshot: Vec<Quat>,
     /// The IK path as rotation + position during the iterations (see `solve_ik`).
     path: PathPose,
+    /// Per IK bone: the next IK bone, when the two are solved in lockstep (`lockstep.rs`).
+    partner: Vec<Option<usize>>,
+    /// Whether pairs are solved in lockstep (see [`Self::set_lockstep`]).
+    lockstep: bool,
+    /// Per bone: its IK was solved with its partner's earlier in this evaluation.
+    solved_early: Vec<bool>,
+    /// Lockstep path poses (entry-major, lanes interleaved).
+    lane_local: Vec<(Quat, Vec3A)>,
+    lane_world: Vec<(Quat, Vec3A)>,
     options: EvalOptions,
 }
 
@@ -340,6 +351,8 @@ impl MmdInstance {
                 }
             }
         }
+        let partner =
+            lockstep::lockstep_partners(&model, &ik_path, &link_in_path, &path_plain, &infos);
         Self {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
@@ -360,6 +373,11 @@ impl MmdInstance {
             path_plain,
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(n),
+            partner,
+            lockstep: true,
+            solved_early: vec![false; n],
+            lane_local: Vec::with_capacity(2 * n),
+            lane_world: Vec::with_capacity(2 * n),
             path: PathPose {
                 local: Vec::with_capacity(n),
                 world: Vec::with_capacity(n),
@@ -426,6 +444,15 @@ impl MmdInstance {
         self.rotation.fill(Quat::IDENTITY);
     }
 
+    /// Whether pairs of IK chains of the same shape that touch disjoint bones (a model's two
+    /// legs, two hair strands), next to each other in the evaluation order, are solved in
+    /// lockstep: each chain's CCD is a chain of dependent operations, and two at once keep the
+    /// core busier. On by default; the results are bit-identical either way (off is for
+    /// comparison).
+    pub fn set_lockstep(&mut self, on: bool) {
+        self.lockstep = on;
+    }
+
     /// Evaluates every bone (before- and after-physics passes back to back, physics off).
     pub fn evaluate(&mut self, options: EvalOptions) {
         self.evaluate_before_physics(options);
@@ -441,6 +468,7 @@ impl MmdInstance {
         self.chain_position.fill(Vec3::ZERO);
         self.append_rotation.fill(Quat::IDENTITY);
         self.append_position.fill(Vec3::ZERO);
+        self.solved_early.fill(false);
         let model = Arc::clone(&self.model);
         for &i in &model.eval_order {
             if !model.bones[i].after_physics {
@@ -551,7 +579,19 @@ impl MmdInstance {
         }
         self.set_world(i, rotation, position);
         if compute_ik && self.options.ik && self.ik_enabled[i] && has_ik {
-            self.solve_ik(i);
+            if self.solved_early[i] {
+                self.solved_early[i] = false;
+            } else if let Some(partner) =
+                self.partner[i].filter(|&p| self.lockstep && self.ik_enabled[p])
+            {
+                // The partner comes next in the evaluation order and reads nothing this
+                // chain writes: evaluate it now and solve both.
+                self.update_world(partner, false);
+                self.solved_early[partner] = true;
+                self.solve_lockstep([i, partner]);
+            } else {
+                self.solve_ik(i);
+            }
         }
     }
 

@@ -1,0 +1,453 @@
+//! Two IK chains of the same shape solved in lockstep (MMD's two legs, left and right hair).
+//!
+//! Each chain's CCD is a long chain of dependent square roots, divisions and quaternion
+//! products: one chain alone leaves most of the core idle. Two independent chains whose every
+//! statement is computed for both before the next ("lanes") let the core overlap them. Each
+//! lane computes exactly what [`MmdInstance::solve_ik`] computes for that chain alone — the
+//! same operations in the same order — so the results are bit-identical (tested).
+//!
+//! A pair qualifies ([`lockstep_partners`]) when both chains lie on plain parent paths of the
+//! same length with their links at the same path positions and the same solver settings (link
+//! infos, iterations), every limited link is limited about one axis, and the two touch
+//! disjoint bones (see [`disjoint`]).
+
+use std::array::from_fn;
+use std::sync::Arc;
+
+use glam::{Quat, Vec3, Vec3A};
+
+use super::{orthonormal, LinkInfo, MmdInstance, SolveAxis};
+use crate::model::{MmdIk, MmdModel};
+
+/// Rotation + position of a path entry.
+type Pose = (Quat, Vec3A);
+
+/// `normalize_or_zero`, keeping the reciprocal length.
+#[inline(always)]
+fn unit(v: Vec3A) -> (Vec3A, f32) {
+    let rcp = v.length().recip();
+    if rcp.is_finite() && rcp > 0.0 {
+        (v * rcp, rcp)
+    } else {
+        (Vec3A::ZERO, 0.0)
+    }
+}
+
+/// One lane's solve state.
+#[derive(Clone, Copy)]
+struct Lane {
+    owner: usize,
+    live: bool,
+    ik_position: Vec3,
+    target: Vec3,
+    it: u32,
+    stale: usize,
+    base_parent: Pose,
+}
+
+impl MmdInstance {
+    /// Solves the chains of `owners` (IK bones of the same shape, see the module docs) in
+    /// lockstep.
+    pub(super) fn solve_lockstep<const N: usize>(&mut self, owners: [usize; N]) {
+        let model = Arc::clone(&self.model);
+        let infos = Arc::clone(&self.link_info);
+        let iks: [&MmdIk; N] = from_fn(|l| {
+            model.bones[owners[l]]
+                .ik
+                .as_ref()
+                .expect("lockstep partners own IK")
+        });
+        let ik0 = iks[0];
+        let link_infos = &infos[owners[0]];
+        let positions = self.link_in_path[owners[0]].clone();
+        let entries = self.ik_path[owners[0]].len();
+        let mut lanes: [Lane; N] = from_fn(|l| Lane {
+            owner: owners[l],
+            live: false,
+            ik_position: Vec3::ZERO,
+            target: Vec3::ZERO,
+            it: 0,
+            stale: usize::MAX,
+            base_parent: (Quat::IDENTITY, Vec3A::ZERO),
+        });
+        // Path poses, entry-major: entry `k` of lane `l` at `k * N + l`.
+        let mut local = std::mem::take(&mut self.lane_local);
+        let mut world = std::mem::take(&mut self.lane_world);
+        local.clear();
+        local.resize(entries * N, (Quat::IDENTITY, Vec3A::ZERO));
+        world.clear();
+        world.resize(entries * N, (Quat::IDENTITY, Vec3A::ZERO));
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            if let Some((ik_position, target)) = self.begin_ik_plain(lane.owner, iks[l]) {
+                lane.live = true;
+                lane.ik_position = ik_position;
+                lane.target = target;
+                lane.base_parent = self.load_path(lane.owner, l, N, &mut local);
+            }
+        }
+        refresh::<N>(&lanes, &local, &mut world, 0);
+        let half = ik0.iterations >> 1;
+        let mut snapshot = [[Quat::IDENTITY; 64]; N];
+        let links = ik0.links.len();
+        if ik0.iterations == 0 {
+            // No iteration: the chains stand as evaluated without IK.
+            for (l, lane) in lanes.iter_mut().enumerate() {
+                if lane.live {
+                    lane.live = false;
+                    self.update_ik_chain_world(iks[l].links[links - 1].bone);
+                }
+            }
+        }
+        while lanes.iter().any(|l| l.live) {
+            let from = lanes
+                .iter()
+                .filter(|l| l.live)
+                .map(|l| l.stale)
+                .min()
+                .unwrap_or(usize::MAX);
+            if from != usize::MAX {
+                // Entries a lane did not change are recomputed from the same inputs (same
+                // values); a lane takes its effector from the refresh only when it was stale,
+                // as alone.
+                refresh::<N>(&lanes, &local, &mut world, from);
+                for (l, lane) in lanes.iter_mut().enumerate() {
+                    if lane.live && lane.stale != usize::MAX {
+                        lane.stale = usize::MAX;
+                        lane.target = Vec3::from(world[(entries - 1) * N + l].1);
+                    }
+                }
+            }
+            for l in 0..N {
+                for (ci, link) in iks[l].links.iter().enumerate().take(64) {
+                    snapshot[l][ci] = self.ik_rotation[link.bone];
+                }
+            }
+            for (ci, info) in link_infos.iter().enumerate().take(links) {
+                if info.axis != SolveAxis::Fixed {
+                    let k = positions.get(ci).copied().unwrap_or(0);
+                    let bones: [usize; N] = from_fn(|l| iks[l].links[ci].bone);
+                    self.step_lanes::<N>(&mut lanes, bones, k, info, half, &mut local, &world);
+                }
+            }
+            for (l, lane) in lanes.iter_mut().enumerate() {
+                if !lane.live {
+                    continue;
+                }
+                let done = if lane.ik_position.distance_squared(lane.target) < 1e-8 {
+                    true
+                } else {
+                    let unchanged = iks[l]
+                        .links
+                        .iter()
+                        .enumerate()
+                        .take(64)
+                        .all(|(ci, link)| self.ik_rotation[link.bone] == snapshot[l][ci]);
+                    match (unchanged, lane.it < half) {
+                        (true, true) => {
+                            lane.it = half;
+                            false
+                        }
+                        (true, false) => true,
+                        (false, _) => {
+                            lane.it += 1;
+                            false
+                        }
+                    }
+                };
+                if done || lane.it >= ik0.iterations {
+                    lane.live = false;
+                    let base = iks[l].links[links - 1].bone;
+                    self.update_ik_chain_world(base);
+                }
+            }
+        }
+        self.lane_local = local;
+        self.lane_world = world;
+    }
+
+    /// What [`MmdInstance::solve_ik`] does before its iterations: resets the links' IK
+    /// rotations and evaluates the chain without IK; `None` when the effector already stands
+    /// at the IK bone. Returns the IK bone's and the effector's positions.
+    fn begin_ik_plain(&mut self, owner: usize, ik: &MmdIk) -> Option<(Vec3, Vec3)> {
+        for l in &ik.links {
+            self.ik_rotation[l.bone] = Quat::IDENTITY;
+        }
+        let ik_position = self.position(owner);
+        self.update_world(ik.effector, true);
+        let target = self.position(ik.effector);
+        if ik_position.distance_squared(target) < 1e-8 {
+            return None;
+        }
+        for l in ik.links.iter().rev() {
+            self.update_world(l.bone, false);
+        }
+        self.update_world(ik.effector, false);
+        let target = self.position(ik.effector);
+        if ik_position.distance_squared(target) < 1e-8 {
+            return None;
+        }
+        Some((ik_position, target))
+    }
+
+    /// `owner`'s path locals into lane `l` of `local` (as `begin_path`); returns the pose the
+    /// path hangs from.
+    fn load_path(&self, owner: usize, l: usize, n: usize, local: &mut [Pose]) -> Pose {
+        let model = &self.model;
+        let path = &self.ik_path[owner];
+        for (k, &p) in path.iter().enumerate() {
+            let bone = &model.bones[p];
+            local[k * n + l] = if self.is_chain[p] {
+                (
+                    self.ik_rotation[p] * self.chain_rotation[p],
+                    Vec3A::from(bone.rest_offset + self.chain_position[p]),
+                )
+            } else {
+                (
+                    self.animated_rotation(p),
+                    Vec3A::from(bone.rest_offset + self.translation[p]),
+                )
+            };
+        }
+        match model.bones[path[0]].parent {
+            Some(p) => {
+                let m = &self.world[p];
+                (Quat::from_mat3a(&orthonormal(&m.matrix3)), m.translation)
+            }
+            None => (Quat::IDENTITY, Vec3A::ZERO),
+        }
+    }
+
+    /// One link step for every lane: `solve_link`'s plain-path branch, statement by statement
+    /// for all lanes (a lane that is done or whose step is skipped keeps its state).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn step_lanes<const N: usize>(
+        &mut self,
+        lanes: &mut [Lane; N],
+        bones: [usize; N],
+        k: usize,
+        info: &LinkInfo,
+        half: u32,
+        local: &mut [Pose],
+        world: &[Pose],
+    ) {
+        let (rotation, position): ([Quat; N], [Vec3A; N]) = (
+            from_fn(|l| world[k * N + l].0),
+            from_fn(|l| world[k * N + l].1),
+        );
+        let parent: [Quat; N] = from_fn(|l| {
+            if k == 0 {
+                lanes[l].base_parent.0
+            } else {
+                world[(k - 1) * N + l].0
+            }
+        });
+        let from_ik: [Vec3A; N] = from_fn(|l| position[l] - Vec3A::from(lanes[l].ik_position));
+        let target: [(Vec3A, f32); N] =
+            from_fn(|l| unit(position[l] - Vec3A::from(lanes[l].target)));
+        let ik: [(Vec3A, f32); N] = from_fn(|l| unit(from_ik[l]));
+        let axis: [Vec3A; N] = from_fn(|l| target[l].0.cross(ik[l].0));
+        // Not below 1e-8 (a NaN goes on, as alone).
+        let run: [bool; N] = from_fn(|l| {
+            lanes[l].live
+                && axis[l].length_squared().partial_cmp(&1e-8) != Some(std::cmp::Ordering::Less)
+        });
+        if !run.iter().any(|&r| r) {
+            return;
+        }
+        let sin_angle: [f32; N] = from_fn(|l| axis[l].length());
+        let local_axis: [Vec3A; N] = from_fn(|l| parent[l].conjugate() * axis[l]);
+        let limited = info.single.is_some();
+        let signed = |unit: Vec3A, component: f32| if component >= 0.0 { unit } else { -unit };
+        let step_axis: [Vec3A; N] = from_fn(|l| {
+            let use_axis = lanes[l].it < half;
+            match info.axis {
+                SolveAxis::X if limited && use_axis => signed(Vec3A::X, local_axis[l].x),
+                SolveAxis::Y if limited && use_axis => signed(Vec3A::Y, local_axis[l].y),
+                SolveAxis::Z if limited && use_axis => signed(Vec3A::Z, local_axis[l].z),
+                _ => local_axis[l].normalize(),
+            }
+        });
+        let dot: [f32; N] = from_fn(|l| target[l].0.dot(ik[l].0).clamp(-1.0, 1.0));
+        let half_angle: [(f32, f32); N] = from_fn(|l| {
+            let dot = dot[l];
+            if dot < info.cap_cos {
+                info.cap_half
+            } else if dot >= 0.0 {
+                let cos = ((1.0 + dot) * 0.5).sqrt();
+                (sin_angle[l] / (2.0 * cos), cos)
+            } else {
+                let sin = ((1.0 - dot) * 0.5).sqrt();
+                (sin, sin_angle[l] / (2.0 * sin))
+            }
+        });
+        let step: [Quat; N] = from_fn(|l| {
+            let (sin, cos) = half_angle[l];
+            let a = step_axis[l] * sin;
+            Quat::from_xyzw(a.x, a.y, a.z, cos)
+        });
+        let turned: [Quat; N] = from_fn(|l| step[l] * self.ik_rotation[bones[l]]);
+        let (ik_rotation, new_local): ([Quat; N], [Quat; N]) = match &info.single {
+            Some(single) => {
+                let rebuilt: [Quat; N] = from_fn(|l| {
+                    let use_axis = lanes[l].it < half;
+                    single.limited(turned[l] * self.chain_rotation[bones[l]], use_axis)
+                });
+                (
+                    from_fn(|l| rebuilt[l] * self.chain_rotation[bones[l]].inverse()),
+                    rebuilt,
+                )
+            }
+            None => (
+                turned,
+                from_fn(|l| turned[l] * self.chain_rotation[bones[l]]),
+            ),
+        };
+        let effector: [Vec3A; N] = from_fn(|l| {
+            if !limited && dot[l] >= info.cap_cos {
+                position[l] - from_ik[l] * (ik[l].1 / target[l].1)
+            } else {
+                let offset = rotation[l].conjugate() * (Vec3A::from(lanes[l].target) - position[l]);
+                position[l] + (parent[l] * new_local[l]) * offset
+            }
+        });
+        for l in 0..N {
+            if run[l] {
+                self.ik_rotation[bones[l]] = ik_rotation[l];
+                local[k * N + l].0 = new_local[l];
+                lanes[l].stale = lanes[l].stale.min(k);
+                lanes[l].target = Vec3::from(effector[l]);
+            }
+        }
+    }
+}
+
+/// Recomposes every lane's world poses of entries `from..` (as `PathPose::refresh`).
+fn refresh<const N: usize>(lanes: &[Lane; N], local: &[Pose], world: &mut [Pose], from: usize) {
+    let entries = local.len() / N;
+    for k in from..entries {
+        for l in 0..N {
+            let (pr, pp) = if k == 0 {
+                lanes[l].base_parent
+            } else {
+                world[(k - 1) * N + l]
+            };
+            let (lr, lp) = local[k * N + l];
+            world[k * N + l] = (pr * lr, pp + pr * lp);
+        }
+    }
+}
+
+/// Whether chains `a` and `b` touch disjoint bones: neither writes (its base link's subtree)
+/// a bone the other reads (its path, its base's and IK bone's ancestors, the IK bone, the
+/// append sources of the bones it writes) or writes.
+fn disjoint(model: &MmdModel, ik_path: &[Vec<usize>], a: usize, b: usize) -> bool {
+    let bones = &model.bones;
+    let n = bones.len();
+    let sets = |o: usize| -> Option<(Vec<bool>, Vec<bool>)> {
+        let ik = bones[o].ik.as_ref()?;
+        let base = ik.links.last()?.bone;
+        let mut writes = vec![false; n];
+        writes[base] = true;
+        // Children of written bones join until none does (once per level of depth).
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (i, bone) in bones.iter().enumerate() {
+                if !writes[i] && bone.parent.is_some_and(|p| writes[p]) {
+                    writes[i] = true;
+                    grew = true;
+                }
+            }
+        }
+        if writes[o] || (0..n).any(|i| writes[i] && bones[i].ik.is_some()) {
+            return None;
+        }
+        let mut reads = vec![false; n];
+        for &p in &ik_path[o] {
+            reads[p] = true;
+        }
+        reads[o] = true;
+        for start in [base, o] {
+            let (mut b, mut steps) = (start, 0);
+            while let Some(p) = bones[b].parent {
+                if reads[p] || steps > n {
+                    break;
+                }
+                reads[p] = true;
+                b = p;
+                steps += 1;
+            }
+        }
+        for (i, bone) in bones.iter().enumerate() {
+            if let (true, Some(append)) = (writes[i], bone.append) {
+                reads[append.source] = true;
+            }
+        }
+        Some((writes, reads))
+    };
+    let (Some((wa, ra)), Some((wb, rb))) = (sets(a), sets(b)) else {
+        return false;
+    };
+    (0..n).all(|i| !(wa[i] && (rb[i] || wb[i])) && !(wb[i] && ra[i]))
+}
+
+/// Per IK bone, how its chain is solved: `Some(partner)` for the first of a lockstep pair (the
+/// partner is the next IK bone in the evaluation order, same physics pass, same shape, disjoint
+/// bones), `None` otherwise.
+pub(super) fn lockstep_partners(
+    model: &MmdModel,
+    ik_path: &[Vec<usize>],
+    link_in_path: &[Vec<usize>],
+    path_plain: &[bool],
+    infos: &[Vec<LinkInfo>],
+) -> Vec<Option<usize>> {
+    let bones = &model.bones;
+    let n = bones.len();
+    let eligible = |o: usize| {
+        bones[o].ik.as_ref().is_some_and(|ik| {
+            !ik_path[o].is_empty()
+                && path_plain[o]
+                && ik.links.len() <= 64
+                && ik
+                    .links
+                    .iter()
+                    .zip(&infos[o])
+                    .all(|(link, info)| link.limit.is_none() || info.single.is_some())
+        })
+    };
+    let same_shape = |a: usize, b: usize| {
+        let (Some(ia), Some(ib)) = (&bones[a].ik, &bones[b].ik) else {
+            return false;
+        };
+        ia.iterations == ib.iterations
+            && ia.links.len() == ib.links.len()
+            && ik_path[a].len() == ik_path[b].len()
+            && link_in_path[a] == link_in_path[b]
+            && infos[a] == infos[b]
+            && ia
+                .links
+                .iter()
+                .zip(&ib.links)
+                .all(|(x, y)| x.limit.is_some() == y.limit.is_some())
+    };
+    let mut partner = vec![None; n];
+    let mut paired = vec![false; n];
+    for pair in model.eval_order.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if paired[a]
+            || paired[b]
+            || bones[a].after_physics != bones[b].after_physics
+            || !eligible(a)
+            || !eligible(b)
+            || !same_shape(a, b)
+            || !disjoint(model, ik_path, a, b)
+        {
+            continue;
+        }
+        partner[a] = Some(b);
+        paired[a] = true;
+        paired[b] = true;
+    }
+    partner
+}
