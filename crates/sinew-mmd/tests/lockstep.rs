@@ -19,7 +19,10 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
         std::fs::read(dir.join("miku/miku_v2.pmd")),
         std::fs::read(dir.join("vmds/wavefile_v2.vmd")),
     ) else {
-        eprintln!("skipping: miku_v2.pmd / wavefile_v2.vmd not in {}", dir.display());
+        eprintln!(
+            "skipping: miku_v2.pmd / wavefile_v2.vmd not in {}",
+            dir.display()
+        );
         return;
     };
     let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
@@ -31,7 +34,10 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
     let mut player = MotionPlayer::new(motion, &model);
     let mut frames = 0;
     for frame in (0..2800).step_by(3) {
-        for options in [EvalOptions::default(), EvalOptions::from_mode("ik").unwrap()] {
+        for options in [
+            EvalOptions::default(),
+            EvalOptions::from_mode("ik").unwrap(),
+        ] {
             for inst in [&mut paired, &mut alone] {
                 player.apply(frame as f32, inst);
                 if frame % 2 == 1 {

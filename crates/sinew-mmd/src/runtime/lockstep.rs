@@ -10,8 +10,12 @@
 //! same length with their links at the same path positions and the same solver settings (link
 //! infos, iterations), every limited link is limited about one axis, and the two touch
 //! disjoint bones (see [`disjoint`]).
+//!
+//! Measured on miku_v2 + wavefile (legs, hair and toes pair up): 20.6 → 17.3 µs per frame.
+//! Wider groups mixing shapes (necktie with the hair, up to five chains at once) measured
+//! slower: lanes sit idle in most rounds and per-lane settings cost more than the overlap
+//! gains.
 
-use std::array::from_fn;
 use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec3A};
@@ -21,6 +25,17 @@ use crate::model::{MmdIk, MmdModel};
 
 /// Rotation + position of a path entry.
 type Pose = (Quat, Vec3A);
+
+/// Chains solved together.
+const N: usize = 2;
+
+/// `[f(0), f(1)]`, inlined: each statement of a step is written once for the lanes and
+/// compiled as straight-line code for both (`array::from_fn` may call the closure out of line,
+/// which keeps the core from overlapping the lanes).
+#[inline(always)]
+fn from_fn<T>(mut f: impl FnMut(usize) -> T) -> [T; N] {
+    [f(0), f(1)]
+}
 
 /// `normalize_or_zero`, keeping the reciprocal length.
 #[inline(always)]
@@ -48,7 +63,7 @@ struct Lane {
 impl MmdInstance {
     /// Solves the chains of `owners` (IK bones of the same shape, see the module docs) in
     /// lockstep.
-    pub(super) fn solve_lockstep<const N: usize>(&mut self, owners: [usize; N]) {
+    pub(super) fn solve_lockstep(&mut self, owners: [usize; N]) {
         let model = Arc::clone(&self.model);
         let infos = Arc::clone(&self.link_info);
         let iks: [&MmdIk; N] = from_fn(|l| {
@@ -85,7 +100,7 @@ impl MmdInstance {
                 lane.base_parent = self.load_path(lane.owner, l, N, &mut local);
             }
         }
-        refresh::<N>(&lanes, &local, &mut world, 0);
+        refresh(&lanes, &local, &mut world, 0);
         let half = ik0.iterations >> 1;
         let mut snapshot = [[Quat::IDENTITY; 64]; N];
         let links = ik0.links.len();
@@ -109,7 +124,7 @@ impl MmdInstance {
                 // Entries a lane did not change are recomputed from the same inputs (same
                 // values); a lane takes its effector from the refresh only when it was stale,
                 // as alone.
-                refresh::<N>(&lanes, &local, &mut world, from);
+                refresh(&lanes, &local, &mut world, from);
                 for (l, lane) in lanes.iter_mut().enumerate() {
                     if lane.live && lane.stale != usize::MAX {
                         lane.stale = usize::MAX;
@@ -126,7 +141,7 @@ impl MmdInstance {
                 if info.axis != SolveAxis::Fixed {
                     let k = positions.get(ci).copied().unwrap_or(0);
                     let bones: [usize; N] = from_fn(|l| iks[l].links[ci].bone);
-                    self.step_lanes::<N>(&mut lanes, bones, k, info, half, &mut local, &world);
+                    self.step_lanes(&mut lanes, bones, k, info, half, &mut local, &world);
                 }
             }
             for (l, lane) in lanes.iter_mut().enumerate() {
@@ -221,7 +236,7 @@ impl MmdInstance {
     /// for all lanes (a lane that is done or whose step is skipped keeps its state).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn step_lanes<const N: usize>(
+    fn step_lanes(
         &mut self,
         lanes: &mut [Lane; N],
         bones: [usize; N],
@@ -323,7 +338,7 @@ impl MmdInstance {
 }
 
 /// Recomposes every lane's world poses of entries `from..` (as `PathPose::refresh`).
-fn refresh<const N: usize>(lanes: &[Lane; N], local: &[Pose], world: &mut [Pose], from: usize) {
+fn refresh(lanes: &[Lane; N], local: &[Pose], world: &mut [Pose], from: usize) {
     let entries = local.len() / N;
     for k in from..entries {
         for l in 0..N {
