@@ -225,6 +225,41 @@ fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
     }
 }
 
+/// A link's CCD step: `min(cap, θ)` about the axis, θ the angle between the unit directions
+/// (link → effector, link → IK bone) whose cross product is `axis` and dot product `dot`;
+/// `local_axis` is `axis` in the link's parent frame. With `on_axis` (a limited link in the
+/// first half) the turn is about the link's single limited axis, signed as `local_axis`.
+///
+/// Its half-angle sine and cosine come from the precomputed cap, or from sin θ = |axis| and
+/// cos θ by the half-angle identities, each where it is well conditioned. A free turn within
+/// the cap and under 90° is `(local_axis / (2·cos θ/2), cos θ/2)`: `|local_axis| = sin θ`, so
+/// the axis needs no normalising.
+#[inline(always)]
+fn step_rotation(info: &LinkInfo, on_axis: bool, axis: Vec3A, local_axis: Vec3A, dot: f32) -> Quat {
+    let signed = |unit: Vec3A, component: f32| if component >= 0.0 { unit } else { -unit };
+    let fixed = match info.axis {
+        SolveAxis::X if on_axis => Some(signed(Vec3A::X, local_axis.x)),
+        SolveAxis::Y if on_axis => Some(signed(Vec3A::Y, local_axis.y)),
+        SolveAxis::Z if on_axis => Some(signed(Vec3A::Z, local_axis.z)),
+        _ => None,
+    };
+    let (v, cos) = if dot < info.cap_cos {
+        let (sin, cos) = info.cap_half;
+        (fixed.unwrap_or_else(|| local_axis.normalize()) * sin, cos)
+    } else if dot >= 0.0 {
+        let cos = ((1.0 + dot) * 0.5).sqrt();
+        match fixed {
+            Some(unit) => (unit * (axis.length() / (2.0 * cos)), cos),
+            None => (local_axis / (2.0 * cos), cos),
+        }
+    } else {
+        let sin = ((1.0 - dot) * 0.5).sqrt();
+        let unit = fixed.unwrap_or_else(|| local_axis.normalize());
+        (unit * sin, axis.length() / (2.0 * sin))
+    };
+    Quat::from_xyzw(v.x, v.y, v.z, cos)
+}
+
 /// One character evaluated the MMD way. Holds the animated input (per file bone: translation
 /// offset from rest and rotation), IK toggles, and the world matrices in file order.
 #[derive(Clone, Debug)]
@@ -781,7 +816,6 @@ impl MmdInstance {
         }
         // |a × b| = sin θ for the unit vectors: accurate for small angles, where
         // acos(a · b) in f32 is not (babylon-mmd takes acos in f64).
-        let sin_angle = axis.length();
         // The axis in the link's parent frame.
         let local_axis = if self.path.active {
             let parent = if k == 0 {
@@ -796,31 +830,14 @@ impl MmdInstance {
                 None => axis,
             }
         };
-        let limited = link.limit.is_some();
-        // The single limited axis, turned the way the step goes (the sign of the axis's
-        // component along it).
-        let signed = |unit: Vec3A, component: f32| if component >= 0.0 { unit } else { -unit };
-        let axis = match info.axis {
-            SolveAxis::X if limited && use_axis => signed(Vec3A::X, local_axis.x),
-            SolveAxis::Y if limited && use_axis => signed(Vec3A::Y, local_axis.y),
-            SolveAxis::Z if limited && use_axis => signed(Vec3A::Z, local_axis.z),
-            _ => local_axis.normalize(),
-        };
         let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
-        // The step is min(cap, θ) about `axis`, θ the angle between the two directions; its
-        // half-angle sine and cosine come from the precomputed cap, or from sin θ and cos θ by
-        // the half-angle identities, each taken where it is well conditioned.
-        let (sin, cos) = if dot < info.cap_cos {
-            info.cap_half
-        } else if dot >= 0.0 {
-            let cos = ((1.0 + dot) * 0.5).sqrt();
-            (sin_angle / (2.0 * cos), cos)
-        } else {
-            let sin = ((1.0 - dot) * 0.5).sqrt();
-            (sin, sin_angle / (2.0 * sin))
-        };
-        let axis = axis * sin;
-        let step = Quat::from_xyzw(axis.x, axis.y, axis.z, cos);
+        let step = step_rotation(
+            info,
+            link.limit.is_some() && use_axis,
+            axis,
+            local_axis,
+            dot,
+        );
         self.ik_rotation[b] = step * self.ik_rotation[b];
         let mut limited_local = None;
         if let (Some(single), Some(_)) = (&info.single, link.limit) {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec3A};
 
-use super::{orthonormal, LinkInfo, MmdInstance, SolveAxis};
+use super::{orthonormal, step_rotation, LinkInfo, MmdInstance, SolveAxis};
 use crate::model::{MmdIk, MmdModel};
 
 /// Rotation + position of a path entry.
@@ -270,36 +270,12 @@ impl MmdInstance {
         if !run.iter().any(|&r| r) {
             return;
         }
-        let sin_angle: [f32; N] = from_fn(|l| axis[l].length());
         let local_axis: [Vec3A; N] = from_fn(|l| parent[l].conjugate() * axis[l]);
         let limited = info.single.is_some();
-        let signed = |unit: Vec3A, component: f32| if component >= 0.0 { unit } else { -unit };
-        let step_axis: [Vec3A; N] = from_fn(|l| {
-            let use_axis = lanes[l].it < half;
-            match info.axis {
-                SolveAxis::X if limited && use_axis => signed(Vec3A::X, local_axis[l].x),
-                SolveAxis::Y if limited && use_axis => signed(Vec3A::Y, local_axis[l].y),
-                SolveAxis::Z if limited && use_axis => signed(Vec3A::Z, local_axis[l].z),
-                _ => local_axis[l].normalize(),
-            }
-        });
         let dot: [f32; N] = from_fn(|l| target[l].0.dot(ik[l].0).clamp(-1.0, 1.0));
-        let half_angle: [(f32, f32); N] = from_fn(|l| {
-            let dot = dot[l];
-            if dot < info.cap_cos {
-                info.cap_half
-            } else if dot >= 0.0 {
-                let cos = ((1.0 + dot) * 0.5).sqrt();
-                (sin_angle[l] / (2.0 * cos), cos)
-            } else {
-                let sin = ((1.0 - dot) * 0.5).sqrt();
-                (sin, sin_angle[l] / (2.0 * sin))
-            }
-        });
         let step: [Quat; N] = from_fn(|l| {
-            let (sin, cos) = half_angle[l];
-            let a = step_axis[l] * sin;
-            Quat::from_xyzw(a.x, a.y, a.z, cos)
+            let on_axis = limited && lanes[l].it < half;
+            step_rotation(info, on_axis, axis[l], local_axis[l], dot[l])
         });
         let turned: [Quat; N] = from_fn(|l| step[l] * self.ik_rotation[bones[l]]);
         let (ik_rotation, new_local): ([Quat; N], [Quat; N]) = match &info.single {
