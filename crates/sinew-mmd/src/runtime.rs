@@ -27,7 +27,9 @@
 //!   (so rounding does not accumulate);
 //! - a link free about one axis (knees) is limited from the half-angle identities
 //!   (`axis_limit.rs`) rather than `atan2` + `sin_cos`;
-//! - an iteration that leaves every IK rotation bit-identical ends its phase.
+//! - an iteration that leaves every IK rotation bit-identical ends its phase;
+//! - two chains of one shape touching disjoint bones (legs, hair strands) are solved in
+//!   lockstep, bit-identically ([`MmdInstance::set_lockstep`], `runtime/lockstep.rs`).
 //!
 //! Rule sources: babylon-mmd `ikSolver.ts`, `mmdRuntimeBone.ts`, `appendTransformSolver.ts`
 //! (MIT), which document their own debt to saba's `MMDIkSolver.cpp`.
