@@ -227,6 +227,32 @@ fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
     }
 }
 
+/// What a CCD step needs of the directions from a link to the effector (`a`) and to the IK
+/// bone (`b`): `axis = â × b̂` (|axis| = sin θ), `dot = â · b̂` (clamped to [−1, 1]) and
+/// `ratio = |a| / |b|`, all from one square root and one division (`1 / (|a|·|b|)`) rather
+/// than a normalisation of each: square roots and divisions are what a chain of steps waits
+/// on. `None` when either vector is zero (or the product leaves the float range): the link
+/// does not turn, as babylon-mmd's zero axis.
+#[derive(Clone, Copy, Debug)]
+struct Directions {
+    axis: Vec3A,
+    dot: f32,
+    ratio: f32,
+}
+
+impl Directions {
+    #[inline(always)]
+    fn new(a: Vec3A, b: Vec3A) -> Option<Self> {
+        let (aa, bb) = (a.length_squared(), b.length_squared());
+        let r = (aa * bb).sqrt().recip();
+        (r.is_finite() && r > 0.0).then(|| Self {
+            axis: a.cross(b) * r,
+            dot: (a.dot(b) * r).clamp(-1.0, 1.0),
+            ratio: aa * r,
+        })
+    }
+}
+
 /// A link's CCD step: `min(cap, θ)` about the axis, θ the angle between the unit directions
 /// (link → effector, link → IK bone) whose cross product is `axis` and dot product `dot`;
 /// `local_axis` is `axis` in the link's parent frame. With `on_axis` (a limited link in the
@@ -800,19 +826,12 @@ impl MmdInstance {
         } else {
             self.world[b].translation
         };
-        // `normalize_or_zero`, keeping the lengths.
-        let unit = |v: Vec3A| {
-            let rcp = v.length().recip();
-            if rcp.is_finite() && rcp > 0.0 {
-                (v * rcp, rcp)
-            } else {
-                (Vec3A::ZERO, 0.0)
-            }
-        };
         let from_ik = chain_position - Vec3A::from(ik_position);
-        let (to_target, target_rcp) = unit(chain_position - Vec3A::from(*target));
-        let (to_ik, ik_rcp) = unit(from_ik);
-        let axis = to_target.cross(to_ik);
+        let Some(link_step) = Directions::new(chain_position - Vec3A::from(*target), from_ik)
+        else {
+            return;
+        };
+        let axis = link_step.axis;
         if axis.length_squared() < 1e-8 {
             return;
         }
@@ -832,7 +851,7 @@ impl MmdInstance {
                 None => axis,
             }
         };
-        let dot = to_target.dot(to_ik).clamp(-1.0, 1.0);
+        let dot = link_step.dot;
         let step = step_rotation(
             info,
             link.limit.is_some() && use_axis,
@@ -912,7 +931,7 @@ impl MmdInstance {
             if link.limit.is_none() && dot >= info.cap_cos {
                 // A whole shortest arc: the effector lands on the line to the IK bone, at its
                 // own distance from the link.
-                *target = Vec3::from(chain_position - from_ik * (ik_rcp / target_rcp));
+                *target = Vec3::from(chain_position - from_ik * link_step.ratio);
                 return;
             }
             let (rotation, position) = self.path.world[k];

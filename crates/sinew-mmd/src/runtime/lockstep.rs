@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec3A};
 
-use super::{orthonormal, step_rotation, LinkInfo, MmdInstance, SolveAxis};
+use super::{orthonormal, step_rotation, Directions, LinkInfo, MmdInstance, SolveAxis};
 use crate::model::{MmdIk, MmdModel};
 
 /// Rotation + position of a path entry.
@@ -35,17 +35,6 @@ const N: usize = 2;
 #[inline(always)]
 fn from_fn<T>(mut f: impl FnMut(usize) -> T) -> [T; N] {
     [f(0), f(1)]
-}
-
-/// `normalize_or_zero`, keeping the reciprocal length.
-#[inline(always)]
-fn unit(v: Vec3A) -> (Vec3A, f32) {
-    let rcp = v.length().recip();
-    if rcp.is_finite() && rcp > 0.0 {
-        (v * rcp, rcp)
-    } else {
-        (Vec3A::ZERO, 0.0)
-    }
 }
 
 /// One lane's solve state.
@@ -258,13 +247,13 @@ impl MmdInstance {
             }
         });
         let from_ik: [Vec3A; N] = from_fn(|l| position[l] - Vec3A::from(lanes[l].ik_position));
-        let target: [(Vec3A, f32); N] =
-            from_fn(|l| unit(position[l] - Vec3A::from(lanes[l].target)));
-        let ik: [(Vec3A, f32); N] = from_fn(|l| unit(from_ik[l]));
-        let axis: [Vec3A; N] = from_fn(|l| target[l].0.cross(ik[l].0));
+        let directions: [Option<Directions>; N] =
+            from_fn(|l| Directions::new(position[l] - Vec3A::from(lanes[l].target), from_ik[l]));
+        let axis: [Vec3A; N] = from_fn(|l| directions[l].map_or(Vec3A::ZERO, |d| d.axis));
         // Not below 1e-8 (a NaN goes on, as alone).
         let run: [bool; N] = from_fn(|l| {
             lanes[l].live
+                && directions[l].is_some()
                 && axis[l].length_squared().partial_cmp(&1e-8) != Some(std::cmp::Ordering::Less)
         });
         if !run.iter().any(|&r| r) {
@@ -272,7 +261,7 @@ impl MmdInstance {
         }
         let local_axis: [Vec3A; N] = from_fn(|l| parent[l].conjugate() * axis[l]);
         let limited = info.single.is_some();
-        let dot: [f32; N] = from_fn(|l| target[l].0.dot(ik[l].0).clamp(-1.0, 1.0));
+        let dot: [f32; N] = from_fn(|l| directions[l].map_or(0.0, |d| d.dot));
         let step: [Quat; N] = from_fn(|l| {
             let on_axis = limited && lanes[l].it < half;
             step_rotation(info, on_axis, axis[l], local_axis[l], dot[l])
@@ -296,7 +285,7 @@ impl MmdInstance {
         };
         let effector: [Vec3A; N] = from_fn(|l| {
             if !limited && dot[l] >= info.cap_cos {
-                position[l] - from_ik[l] * (ik[l].1 / target[l].1)
+                position[l] - from_ik[l] * directions[l].map_or(0.0, |d| d.ratio)
             } else {
                 let offset = rotation[l].conjugate() * (Vec3A::from(lanes[l].target) - position[l]);
                 position[l] + (parent[l] * new_local[l]) * offset
