@@ -217,9 +217,16 @@ impl MotionPlayer {
     /// Writes the motion at `frame` (30 fps, fractional allowed) into the instance's animated
     /// input and IK toggles. Bones without tracks get the rest pose (zero offset, identity).
     pub fn apply(&mut self, frame: f32, instance: &mut MmdInstance) {
-        let mut pose = std::mem::take(&mut self.pose);
-        self.sample_into(frame, &mut pose);
-        self.pose = pose;
+        // The player's own pose starts at identity and every sample writes the same tracked
+        // channels, so the untracked ones stay identity without a refill.
+        sample(
+            &self.motion.clip,
+            &self.binding,
+            &mut self.cache,
+            frame / FPS,
+            Untracked::Keep,
+            &mut self.pose,
+        );
         let model = Arc::clone(instance.model());
         for i in 0..model.bones.len() {
             if let Some(id) = model.skeleton.from_source_index(i) {

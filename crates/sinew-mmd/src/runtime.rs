@@ -293,6 +293,9 @@ fn step_rotation(info: &LinkInfo, on_axis: bool, axis: Vec3A, local_axis: Vec3A,
 #[derive(Clone, Debug)]
 pub struct MmdInstance {
     model: Arc<MmdModel>,
+    /// `eval_order` split into the bones evaluated before physics and after it.
+    before_physics: Arc<[usize]>,
+    after_physics: Arc<[usize]>,
     /// Animated translation offset from the rest position, per file bone (VMD/VPD "t").
     pub translation: Vec<Vec3>,
     /// Animated local rotation, per file bone (VMD/VPD "r").
@@ -417,6 +420,12 @@ impl MmdInstance {
         let partner =
             lockstep::lockstep_partners(&model, &ik_path, &link_in_path, &path_plain, &infos);
         Self {
+            before_physics: (model.eval_order.iter().copied())
+                .filter(|&i| !model.bones[i].after_physics)
+                .collect(),
+            after_physics: (model.eval_order.iter().copied())
+                .filter(|&i| model.bones[i].after_physics)
+                .collect(),
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
@@ -532,21 +541,17 @@ impl MmdInstance {
         self.append_rotation.fill(Quat::IDENTITY);
         self.append_position.fill(Vec3::ZERO);
         self.solved_early.fill(false);
-        let model = Arc::clone(&self.model);
-        for &i in &model.eval_order {
-            if !model.bones[i].after_physics {
-                self.update_world(i, true);
-            }
+        let order = Arc::clone(&self.before_physics);
+        for &i in order.iter() {
+            self.update_world(i, true);
         }
     }
 
     /// Evaluates the bones flagged "after physics" (call after physics wrote the others).
     pub fn evaluate_after_physics(&mut self) {
-        let model = Arc::clone(&self.model);
-        for &i in &model.eval_order {
-            if model.bones[i].after_physics {
-                self.update_world(i, true);
-            }
+        let order = Arc::clone(&self.after_physics);
+        for &i in order.iter() {
+            self.update_world(i, true);
         }
     }
 
