@@ -126,27 +126,7 @@ impl AxisLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// babylon-mmd's `limitAngle`, in angles.
-    fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
-        if angle < min {
-            let diff = 2.0 * min - angle;
-            if diff <= max && use_axis {
-                diff
-            } else {
-                min
-            }
-        } else if angle > max {
-            let diff = 2.0 * max - angle;
-            if diff >= min && use_axis {
-                diff
-            } else {
-                max
-            }
-        } else {
-            angle
-        }
-    }
+    use crate::runtime::limit_angle;
 
     #[test]
     fn matches_atan2_and_sin_cos() {

@@ -219,14 +219,9 @@ impl MotionPlayer {
     pub fn apply(&mut self, frame: f32, instance: &mut MmdInstance) {
         // The player's own pose starts at identity and every sample writes the same tracked
         // channels, so the untracked ones stay identity without a refill.
-        sample(
-            &self.motion.clip,
-            &self.binding,
-            &mut self.cache,
-            frame / FPS,
-            Untracked::Keep,
-            &mut self.pose,
-        );
+        let mut pose = std::mem::take(&mut self.pose);
+        self.sample_tracked(frame, &mut pose);
+        self.pose = pose;
         let model = Arc::clone(instance.model());
         for i in 0..model.bones.len() {
             if let Some(id) = model.skeleton.from_source_index(i) {
@@ -245,6 +240,11 @@ impl MotionPlayer {
     /// If `out` is not the skeleton's length.
     pub fn sample_into(&mut self, frame: f32, out: &mut [Transform]) {
         out.fill(Transform::IDENTITY);
+        self.sample_tracked(frame, out);
+    }
+
+    /// Writes the tracked channels at `frame` into `out`, leaving the others as they are.
+    fn sample_tracked(&mut self, frame: f32, out: &mut [Transform]) {
         sample(
             &self.motion.clip,
             &self.binding,

@@ -207,7 +207,9 @@ fn link_info(link: &MmdIkLink, unit_angle: f32, index: usize) -> LinkInfo {
     }
 }
 
-fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
+/// babylon-mmd's `limitAngle`: below `min`, reflected about it when `use_axis` and the
+/// reflection does not pass `max`, else `min`; above `max` likewise.
+pub(crate) fn limit_angle(angle: f32, min: f32, max: f32, use_axis: bool) -> f32 {
     if angle < min {
         let diff = 2.0 * min - angle;
         if diff <= max && use_axis {
