@@ -20,11 +20,11 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec3A};
 
-use super::{orthonormal, step_rotation, Directions, LinkInfo, MmdInstance, SolveAxis};
+use super::{
+    carried_effector, compose, next_iteration, step_rotation, Directions, LinkInfo, MmdInstance,
+    Pose, SolveAxis,
+};
 use crate::model::{MmdIk, MmdModel};
-
-/// Rotation + position of a path entry.
-type Pose = (Quat, Vec3A);
 
 /// Chains solved together.
 const N: usize = 2;
@@ -63,7 +63,8 @@ impl MmdInstance {
         });
         let ik0 = iks[0];
         let link_infos = &infos[owners[0]];
-        let positions = self.link_in_path[owners[0]].clone();
+        let paths = Arc::clone(&self.link_in_path);
+        let positions = &paths[owners[0]];
         let entries = self.ik_path[owners[0]].len();
         let mut lanes: [Lane; N] = from_fn(|l| Lane {
             owner: owners[l],
@@ -82,11 +83,14 @@ impl MmdInstance {
         world.clear();
         world.resize(entries * N, (Quat::IDENTITY, Vec3A::ZERO));
         for (l, lane) in lanes.iter_mut().enumerate() {
-            if let Some((ik_position, target)) = self.begin_ik_plain(lane.owner, iks[l]) {
+            if let Some((ik_position, target)) = self.begin_ik(lane.owner, iks[l]) {
                 lane.live = true;
                 lane.ik_position = ik_position;
                 lane.target = target;
-                lane.base_parent = self.load_path(lane.owner, l, N, &mut local);
+                lane.base_parent = self.path_base(lane.owner);
+                for (k, &p) in self.ik_path[lane.owner].iter().enumerate() {
+                    local[k * N + l] = self.path_local(p);
+                }
             }
         }
         refresh(&lanes, &local, &mut world, 0);
@@ -137,8 +141,8 @@ impl MmdInstance {
                 if !lane.live {
                     continue;
                 }
-                let done = if lane.ik_position.distance_squared(lane.target) < 1e-8 {
-                    true
+                let next = if lane.ik_position.distance_squared(lane.target) < 1e-8 {
+                    None
                 } else {
                     let unchanged = iks[l]
                         .links
@@ -146,19 +150,10 @@ impl MmdInstance {
                         .enumerate()
                         .take(64)
                         .all(|(ci, link)| self.ik_rotation[link.bone] == snapshot[l][ci]);
-                    match (unchanged, lane.it < half) {
-                        (true, true) => {
-                            lane.it = half;
-                            false
-                        }
-                        (true, false) => true,
-                        (false, _) => {
-                            lane.it += 1;
-                            false
-                        }
-                    }
+                    next_iteration(lane.it, half, unchanged)
                 };
-                if done || lane.it >= ik0.iterations {
+                lane.it = next.unwrap_or(lane.it);
+                if next.is_none() || lane.it >= ik0.iterations {
                     lane.live = false;
                     let base = iks[l].links[links - 1].bone;
                     self.update_ik_chain_world(base);
@@ -167,58 +162,6 @@ impl MmdInstance {
         }
         self.lane_local = local;
         self.lane_world = world;
-    }
-
-    /// What [`MmdInstance::solve_ik`] does before its iterations: resets the links' IK
-    /// rotations and evaluates the chain without IK; `None` when the effector already stands
-    /// at the IK bone. Returns the IK bone's and the effector's positions.
-    fn begin_ik_plain(&mut self, owner: usize, ik: &MmdIk) -> Option<(Vec3, Vec3)> {
-        for l in &ik.links {
-            self.ik_rotation[l.bone] = Quat::IDENTITY;
-        }
-        let ik_position = self.position(owner);
-        self.update_world(ik.effector, true);
-        let target = self.position(ik.effector);
-        if ik_position.distance_squared(target) < 1e-8 {
-            return None;
-        }
-        for l in ik.links.iter().rev() {
-            self.update_world(l.bone, false);
-        }
-        self.update_world(ik.effector, false);
-        let target = self.position(ik.effector);
-        if ik_position.distance_squared(target) < 1e-8 {
-            return None;
-        }
-        Some((ik_position, target))
-    }
-
-    /// `owner`'s path locals into lane `l` of `local` (as `begin_path`); returns the pose the
-    /// path hangs from.
-    fn load_path(&self, owner: usize, l: usize, n: usize, local: &mut [Pose]) -> Pose {
-        let model = &self.model;
-        let path = &self.ik_path[owner];
-        for (k, &p) in path.iter().enumerate() {
-            let bone = &model.bones[p];
-            local[k * n + l] = if self.is_chain[p] {
-                (
-                    self.ik_rotation[p] * self.chain_rotation[p],
-                    Vec3A::from(bone.rest_offset + self.chain_position[p]),
-                )
-            } else {
-                (
-                    self.animated_rotation(p),
-                    Vec3A::from(bone.rest_offset + self.translation[p]),
-                )
-            };
-        }
-        match model.bones[path[0]].parent {
-            Some(p) => {
-                let m = &self.world[p];
-                (Quat::from_mat3a(&orthonormal(&m.matrix3)), m.translation)
-            }
-            None => (Quat::IDENTITY, Vec3A::ZERO),
-        }
     }
 
     /// One link step for every lane: `solve_link`'s plain-path branch, statement by statement
@@ -267,34 +210,24 @@ impl MmdInstance {
             step_rotation(info, on_axis, axis[l], local_axis[l], dot[l])
         });
         let turned: [Quat; N] = from_fn(|l| step[l] * self.ik_rotation[bones[l]]);
-        let (ik_rotation, new_local): ([Quat; N], [Quat; N]) = match &info.single {
-            Some(single) => {
-                let rebuilt: [Quat; N] = from_fn(|l| {
-                    let use_axis = lanes[l].it < half;
-                    single.limited(turned[l] * self.chain_rotation[bones[l]], use_axis)
-                });
-                (
-                    from_fn(|l| rebuilt[l] * self.chain_rotation[bones[l]].inverse()),
-                    rebuilt,
-                )
+        let turned_local: [(Quat, Quat); N] = from_fn(|l| {
+            let animated = self.chain_rotation[bones[l]];
+            match &info.single {
+                Some(single) => single.apply(turned[l], animated, lanes[l].it < half),
+                None => (turned[l], turned[l] * animated),
             }
-            None => (
-                turned,
-                from_fn(|l| turned[l] * self.chain_rotation[bones[l]]),
-            ),
-        };
+        });
         let effector: [Vec3A; N] = from_fn(|l| {
-            if !limited && dot[l] >= info.cap_cos {
-                position[l] - from_ik[l] * directions[l].map_or(0.0, |d| d.ratio)
-            } else {
-                let offset = rotation[l].conjugate() * (Vec3A::from(lanes[l].target) - position[l]);
-                position[l] + (parent[l] * new_local[l]) * offset
-            }
+            let arc = (!limited && dot[l] >= info.cap_cos)
+                .then(|| (from_ik[l], directions[l].map_or(0.0, |d| d.ratio)));
+            let pose = (rotation[l], position[l]);
+            let effector = Vec3A::from(lanes[l].target);
+            carried_effector(pose, parent[l], turned_local[l].1, effector, arc)
         });
         for l in 0..N {
             if run[l] {
-                self.ik_rotation[bones[l]] = ik_rotation[l];
-                local[k * N + l].0 = new_local[l];
+                self.ik_rotation[bones[l]] = turned_local[l].0;
+                local[k * N + l].0 = turned_local[l].1;
                 lanes[l].stale = lanes[l].stale.min(k);
                 lanes[l].target = Vec3::from(effector[l]);
             }
@@ -307,13 +240,12 @@ fn refresh(lanes: &[Lane; N], local: &[Pose], world: &mut [Pose], from: usize) {
     let entries = local.len() / N;
     for k in from..entries {
         for l in 0..N {
-            let (pr, pp) = if k == 0 {
+            let parent = if k == 0 {
                 lanes[l].base_parent
             } else {
                 world[(k - 1) * N + l]
             };
-            let (lr, lp) = local[k * N + l];
-            world[k * N + l] = (pr * lr, pp + pr * lp);
+            world[k * N + l] = compose(parent, local[k * N + l]);
         }
     }
 }
