@@ -142,7 +142,10 @@ fn similar_frames(state: &RigState, bones: [BoneId; 3]) -> Option<BoneId> {
         && x.dot(y).abs() <= tolerance
         && x.dot(z).abs() <= tolerance
         && y.dot(z).abs() <= tolerance;
-    similar.then_some(()).and(skeleton.parent(bones[0]))
+    if !similar {
+        return None;
+    }
+    skeleton.parent(bones[0])
 }
 
 #[cfg(test)]
