@@ -609,26 +609,21 @@ fn sample_into<P: PoseSink + ?Sized>(
     }
     let cubic = binding.cubic;
     let targets = &binding.fused.poly_targets;
-    if binding.fused_table.is_empty() {
-        out.fused(
-            lt,
-            cache.fused.records(),
-            targets,
-            binding.fused_bound,
-            binding.fused_contiguous,
-        );
+    // Clips whose bones share key times read the binding's segment table, others the cache.
+    let records = if binding.fused_table.is_empty() {
+        cache.fused.records()
     } else {
         let nb = targets.len().div_ceil(8);
         let p = cache.fused.shared_segment();
-        let table = &binding.fused_table[p * nb..][..nb];
-        out.fused(
-            lt,
-            (table, &[]),
-            targets,
-            binding.fused_bound,
-            binding.fused_contiguous,
-        );
-    }
+        (&binding.fused_table[p * nb..][..nb], &[][..])
+    };
+    out.fused(
+        lt,
+        records,
+        targets,
+        binding.fused_bound,
+        binding.fused_contiguous,
+    );
     let [ct, cr, cs, _] = &cache.channels;
     let [bt, br, bs, _] = &binding.channels;
     eval_channel(lt, ct, bt, cubic, |i, v| {
