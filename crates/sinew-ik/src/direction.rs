@@ -38,8 +38,12 @@ fn limit_cone_near_axis(perp: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
 }
 
 /// `v` normalised (or `fallback` when `v` is zero or not finite, as `try_normalize`) and then
-/// limited as [`limit_cone`]; a `v` outside is taken to the rim from its unnormalised part
-/// across `axis`.
+/// limited as [`limit_cone`], with the segment of `length` along it: `(d, d·length)`.
+///
+/// Inside the cone (the usual case) both come from `√(|v|²)` and `1/|v|²`, computed side by
+/// side rather than a root and then a division, which shortens the dependency chain of a
+/// FABRIK pass: the segment is `v · (√|v|² · (length/|v|²))` (a rounding or two from
+/// `d·length`). A `v` outside is taken to the rim from its unnormalised part across `axis`.
 #[inline]
 pub(crate) fn normalize_limit_cone(
     v: Vec3A,
@@ -47,23 +51,29 @@ pub(crate) fn normalize_limit_cone(
     axis: Vec3A,
     cos: f32,
     sin: f32,
-) -> Vec3A {
+    length: f32,
+) -> (Vec3A, Vec3A) {
     let length_sq = v.length_squared();
     if !(length_sq > 0.0 && length_sq < f32::INFINITY) {
-        return limit_cone_cold(fallback, axis, cos, sin);
+        let d = limit_cone_cold(fallback, axis, cos, sin);
+        return (d, d * length);
     }
     // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
     let a = v.dot(axis);
-    let length = length_sq.sqrt();
-    if a >= cos * length {
-        return v / length;
+    let root = length_sq.sqrt();
+    let inverse_sq = length_sq.recip();
+    if a >= cos * root {
+        let d = v * (root * inverse_sq);
+        return (d, v * (root * (length * inverse_sq)));
     }
     let perp = v - axis * a;
     let perp_sq = perp.length_squared();
-    if perp_sq >= 1e-2 * length_sq {
-        return axis * cos + perp * (sin / perp_sq.sqrt());
-    }
-    limit_cone(v / length, axis, cos, sin)
+    let d = if perp_sq >= 1e-2 * length_sq {
+        axis * cos + perp * (sin / perp_sq.sqrt())
+    } else {
+        limit_cone(v / root, axis, cos, sin)
+    };
+    (d, d * length)
 }
 
 /// [`limit_cone`] out of line, for rare paths.
@@ -121,51 +131,86 @@ impl HingeFrame {
 #[inline]
 pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Vec3A {
     match clamp_hinge(d, frame, hinge) {
-        HingeClamp::Inside { dir, .. } => dir,
+        HingeClamp::Inside { plane, root, .. } => plane / root,
         HingeClamp::Bound { sin, cos } => {
             (frame.reference * cos + frame.side * sin).normalize_or(frame.reference)
         }
     }
 }
 
-/// [`constrain_hinge`] for an orthonormal `frame`, also returning the result's coordinates
-/// along the frame's reference and side as `(cos, sin, scale)`: the unit coordinates are
-/// `(cos·scale, sin·scale)`, so a caller can combine them before the division is done. A
-/// clamped result is the bound's rim point itself (unit for an orthonormal frame, so not
-/// renormalised).
+/// [`constrain_hinge`] for an orthonormal `frame` in a FABRIK pass, as a [`HingeStep`]: the
+/// unit direction, the segment of `length` along it, and the result's coordinates along the
+/// frame's reference and side. Inside the range the root and the reciprocal of the squared
+/// in-plane length are computed side by side (as [`normalize_limit_cone`]); a clamped result
+/// is the bound's rim point itself (unit for an orthonormal frame, so not renormalised).
 #[inline]
-pub(crate) fn constrain_hinge_coords(
+pub(crate) fn constrain_hinge_step(
     d: Vec3A,
     frame: &HingeFrame,
     hinge: &Hinge,
-) -> (Vec3A, f32, f32, f32) {
+    length: f32,
+) -> HingeStep {
     match clamp_hinge(d, frame, hinge) {
         HingeClamp::Inside {
-            dir,
+            plane,
             cos,
             sin,
-            length,
-        } => (dir, cos, sin, length.recip()),
-        HingeClamp::Bound { sin, cos } => (frame.reference * cos + frame.side * sin, cos, sin, 1.0),
+            length_sq,
+            root,
+        } => {
+            let inverse_sq = length_sq.recip();
+            let scale = root * inverse_sq;
+            HingeStep {
+                dir: plane * scale,
+                segment: plane * (root * (length * inverse_sq)),
+                cos,
+                sin,
+                scale,
+            }
+        }
+        HingeClamp::Bound { sin, cos } => {
+            let dir = frame.reference * cos + frame.side * sin;
+            HingeStep {
+                dir,
+                segment: dir * length,
+                cos,
+                sin,
+                scale: 1.0,
+            }
+        }
     }
+}
+
+/// One segment of a FABRIK pass through a hinge ([`constrain_hinge_step`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HingeStep {
+    /// Unit direction.
+    pub(crate) dir: Vec3A,
+    /// `dir · length`.
+    pub(crate) segment: Vec3A,
+    /// Coordinates along the frame's reference and side, unit once multiplied by `scale`.
+    pub(crate) cos: f32,
+    pub(crate) sin: f32,
+    pub(crate) scale: f32,
 }
 
 /// Where a direction falls on a hinge.
 enum HingeClamp {
-    /// Within the range: its unit in-plane direction, its unnormalised coordinates along the
-    /// frame's reference and side, and their length.
+    /// Within the range: its in-plane part, its unnormalised coordinates along the frame's
+    /// reference and side, their squared length and its root.
     Inside {
-        dir: Vec3A,
+        plane: Vec3A,
         cos: f32,
         sin: f32,
-        length: f32,
+        length_sq: f32,
+        root: f32,
     },
     /// Outside (or along the axis): the bound (or in-range angle nearest 0) to take, as the
     /// sine and cosine of its angle.
     Bound { sin: f32, cos: f32 },
 }
 
-/// The common part of [`constrain_hinge`] and [`constrain_hinge_coords`].
+/// The common part of [`constrain_hinge`] and [`constrain_hinge_step`].
 #[inline(always)]
 fn clamp_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> HingeClamp {
     // Coordinates of `d` in the (orthonormal) frame: three dots instead of a projection's
@@ -184,10 +229,11 @@ fn clamp_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> HingeClamp {
         let length = length_sq.sqrt();
         if cos_p * cos_mid + sin_p * sin_mid >= hinge.half_width_cos() * length {
             return HingeClamp::Inside {
-                dir: (d - frame.axis * along) / length,
+                plane: d - frame.axis * along,
                 cos: cos_p,
                 sin: sin_p,
-                length,
+                length_sq,
+                root: length,
             };
         }
         let (sin_min, cos_min) = hinge.min_sin_cos();

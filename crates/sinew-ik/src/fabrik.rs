@@ -10,7 +10,7 @@ use crate::chain::{
     check_iterations, check_joints, check_len, check_param, check_vec, correction_from_delta, unit,
 };
 use crate::direction::{
-    constrain_hinge, constrain_hinge_coords, limit_cone, normalize_limit_cone, safe_direction,
+    constrain_hinge, constrain_hinge_step, limit_cone, normalize_limit_cone, safe_direction,
     safe_length, shortest_arc_a, HingeFrame,
 };
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
@@ -593,17 +593,21 @@ fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
     let dir = &mut s.dir_model[..n];
     pos[n] = target_model;
     let mut next_dir = Vec3A::ZERO;
+    // The outer end of the segment, carried in a register rather than read back from `pos`.
+    let mut next = target_model;
     for i in (0..n).rev() {
         if length[i] == 0.0 {
-            pos[i] = pos[i + 1];
+            pos[i] = next;
             continue;
         }
         let (cos, sin) = cone_next[i];
         // With no cone (`cos` = −2) the axis is never read.
-        let d = normalize_limit_cone(pos[i + 1] - pos[i], dir[i], next_dir, cos, sin);
+        let (d, segment) =
+            normalize_limit_cone(next - pos[i], dir[i], next_dir, cos, sin, length[i]);
         dir[i] = d;
         next_dir = d;
-        pos[i] = pos[i + 1] - d * length[i];
+        next -= segment;
+        pos[i] = next;
     }
 }
 
@@ -615,15 +619,19 @@ fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
     let dir = &mut s.dir_model[..n];
     pos[0] = base_model;
     let mut axis = s.dir0_model[0];
+    // The inner end of the segment, carried in a register rather than read back from `pos`.
+    let mut start = base_model;
     for i in 0..n {
         let mut d = dir[i];
         if length[i] > 0.0 {
             let (cos, sin) = cone_own[i];
-            d = normalize_limit_cone(pos[i + 1] - pos[i], d, axis, cos, sin);
+            let segment;
+            (d, segment) = normalize_limit_cone(pos[i + 1] - start, d, axis, cos, sin, length[i]);
             dir[i] = d;
+            start += segment;
         }
         axis = d;
-        pos[i + 1] = pos[i] + d * length[i];
+        pos[i + 1] = start;
     }
 }
 
@@ -636,13 +644,15 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
     let dir = &mut s.dir_model[..n];
     let hinge = &s.hinge_carried_model[..n];
     pos[n] = target_model;
+    let mut next = target_model;
     for i in (0..n).rev() {
         let Some(IkJoint::Hinge(h)) = &links[i].joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        let (d, ..) = constrain_hinge_coords(pos[i + 1] - pos[i], &hinge[i], h);
-        dir[i] = d;
-        pos[i] = pos[i + 1] - d * length[i];
+        let step = constrain_hinge_step(next - pos[i], &hinge[i], h, length[i]);
+        dir[i] = step.dir;
+        next -= step.segment;
+        pos[i] = next;
     }
 }
 
@@ -661,15 +671,18 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
     let rest_cos_sin = &s.hinge_rest_cos_sin[..n];
     let hinge_carried = &mut s.hinge_carried_model[..n];
     pos[0] = base_model;
+    let mut start = base_model;
     let mut frame = s.hinge_model[0];
     for (i, link) in links.iter().enumerate() {
         let Some(IkJoint::Hinge(h)) = &link.joint else {
             unreachable!("hinge chains hold hinges only")
         };
         hinge_carried[i] = frame;
-        let (d, c, sn, scale) = constrain_hinge_coords(pos[i + 1] - pos[i], &frame, h);
-        dir[i] = d;
-        pos[i + 1] = pos[i] + d * length[i];
+        let step = constrain_hinge_step(pos[i + 1] - start, &frame, h, length[i]);
+        let (c, sn, scale) = (step.cos, step.sin, step.scale);
+        dir[i] = step.dir;
+        start += step.segment;
+        pos[i + 1] = start;
         if i + 1 < n {
             // Turn from the carried rest direction (c0, s0) to the solved one (c, s): the
             // solved frame is the carried one turned in its plane by that angle, and the next
@@ -743,7 +756,7 @@ fn write_arc_corrections(
 /// seen from the parent's rest frame), and the correction is that arc with its axis turned
 /// into the link's frame: one rotation each way, one normalisation.
 /// `fallback_axis` (in the rest frame) is [`shortest_arc_a`]'s.
-#[inline]
+#[inline(always)]
 fn arc_correction(
     parent: &mut Quat,
     rotation: Quat,
@@ -756,8 +769,12 @@ fn arc_correction(
     let arc = if w < 1e-3 {
         shortest_arc_a(rest, to, fallback_axis)
     } else {
+        // For unit vectors |(rest × to, 1 + rest·to)|² = 2·(1 + rest·to): the scale
+        // 1/√(2w) is √(2w)·(1/(2w)), the root and the reciprocal side by side.
         let v = rest.cross(to);
-        Quat::from_xyzw(v.x, v.y, v.z, w).normalize()
+        let w2 = 2.0 * w;
+        let scale = w2.sqrt() * w2.recip();
+        Quat::from_xyzw(v.x * scale, v.y * scale, v.z * scale, w * scale)
     };
     *parent = unit(*parent * arc);
     let axis = rotation.conjugate() * Vec3A::new(arc.x, arc.y, arc.z);
