@@ -8,6 +8,7 @@ use glam::{Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
+use crate::dispatch::avx2_dispatch;
 use crate::{ChainJoint, IkError};
 
 /// Parameters of [`solve_aim`]. All vectors are in the joint's local frame.
@@ -196,18 +197,29 @@ fn rotate_scaled(q: Quat, v: Vec3A) -> Vec3A {
     v * (w * w - b.length_squared()) + b * (2.0 * b.dot(v)) + b.cross(v) * (2.0 * w)
 }
 
-/// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
-/// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
-/// alignment) and `twist_angle` added about the aim line.
-///
-/// The correction is composed in joint space as ozz does: the shortest arc taking the
-/// offsetted forward onto the target, then the rotation about the aim line bringing the
-/// forward/up plane onto the forward/pole plane, then the extra twist; the cone (if any)
-/// caps the forward's swing while keeping the twist; finally weight.
-///
-/// # Errors
-/// [`IkError::NonFiniteInput`] for a non-finite joint, target or pole.
-pub fn solve_aim(
+avx2_dispatch! {
+    /// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
+    /// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
+    /// alignment) and `twist_angle` added about the aim line.
+    ///
+    /// The correction is composed in joint space as ozz does: the shortest arc taking the
+    /// offsetted forward onto the target, then the rotation about the aim line bringing the
+    /// forward/up plane onto the forward/pole plane, then the extra twist; the cone (if any)
+    /// caps the forward's swing while keeping the twist; finally weight.
+    ///
+    /// # Errors
+    /// [`IkError::NonFiniteInput`] for a non-finite joint, target or pole.
+    pub fn solve_aim / solve_aim_portable(
+        joint_model: &ChainJoint,
+        target_model: Vec3,
+        pole_model: Vec3,
+        params: &AimParams,
+    ) -> Result<AimResult, IkError> => solve_aim_body
+}
+
+/// [`solve_aim`]'s body, inlined into both of its builds.
+#[inline(always)]
+fn solve_aim_body(
     joint_model: &ChainJoint,
     target_model: Vec3,
     pole_model: Vec3,

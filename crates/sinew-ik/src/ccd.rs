@@ -8,6 +8,7 @@ use glam::{EulerRot, Quat, Vec3, Vec3A};
 
 use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
 use crate::direction::shortest_arc_a;
+use crate::dispatch::avx2_dispatch;
 use crate::limits::{euler_pair, wrap};
 use crate::{IkError, RotationLimit, SolveResult};
 
@@ -163,54 +164,67 @@ impl CcdScratch {
 /// 1e-3 degrees.
 const SKIP_ANGLE: f32 = 1e-3 * PI / 180.0;
 
-/// Solves one MMD IK chain by CCD and writes one local correction per link
-/// (`local_i' = local_i * c_i`; here simply `c_i = local_i⁻¹ · solved_local_i`).
-///
-/// `links` are base→tip (MMD files list them tip→base; reverse them), `effector_model` is the
-/// effector bone's model position, rigid relative to the last link. MMD rules adopted, with
-/// their source:
-///
-/// - **Order.** Each iteration visits links from the one nearest the effector to the base
-///   (saba `SolveCore` walks `m_chains` in PMX order, which is tip→base).
-/// - **Step.** In the link's frame, the effector and target directions (from the link) give
-///   the angle θ between them (from `atan2(|e × t|, e · t)`, which stays accurate for small
-///   steps where an f32 `acos(dot)` does not), skipped below 1e-3° (saba/babylon
-///   `angleDeg < 1.0e-3`), capped at
-///   `unit_angle`, about `normalize(cross(effector, target))`, right-multiplied into the
-///   link's local rotation (saba `chainRot = ikRot * animateRot * rot`).
-/// - **Limits on the full local rotation.** With a box, the new local rotation is split into
-///   XYZ Euler angles choosing, among the two representations and their ±π variants, the
-///   one closest to the previous step's angles (saba `Decompose` with `m_prevAngle`), clamped
-///   to the box, and the change from the previous angles clamped to `±unit_angle`
-///   (saba `clampXYZ`).
-/// - **Axis-limited links as 1-DOF.** A box with exactly one non-zero axis (e.g. a knee's X)
-///   takes saba's `SolvePlane` path: the step angle θ (capped) is tried as `+angle`
-///   and `−angle` about that axis, the sign bringing the effector nearer wins, and it is
-///   accumulated into the link's plane angle; on the **first iteration** an accumulated
-///   angle outside the range is mirrored (`−angle`) when the mirror is inside, otherwise
-///   mirrored if that brings it nearer the range's middle (saba `iteration == 0` rule,
-///   which bends knees the right way); then clamped; the local rotation becomes the pure
-///   rotation about the axis. saba uses `&&` for "the other two axes are zero"; babylon-mmd's
-///   Rust port uses `||`, we follow saba.
-/// - **Keep the best; stop when worse.** After each iteration the distance is compared with
-///   the best so far; if not smaller, the best rotations are restored and the loop ends
-///   (saba `maxDist`, `m_saveIKRot`).
-///
-/// Differences from MMD, all documented choices of sinew: MMD resets each link's IK
-/// rotation to identity and starts the Euler/plane angles at 0 (its animated rotation is
-/// usually identity for IK links); here the solve starts from the given `local_rotation`, the
-/// previous angles from its Euler decomposition (the representation inside the box when
-/// there is one) and the plane angle from its component on
-/// the limited axis. A chain already within `tolerance` is left as is (`iterations = 0`),
-/// and the loop stops once within `tolerance`. Computation is in `f32`; the steps are
-/// computed in the model frame (the same turn as in the link's frame, conjugated by the
-/// link's model rotation), and the effector a step gives is the exact turned one (on the
-/// target line for a whole arc) rather than one recomputed from the new local rotation.
-///
-/// # Errors
-/// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] (`corrections_local.len()` must equal
-/// `links.len()`), [`IkError::NonFiniteInput`].
-pub fn solve_ccd(
+avx2_dispatch! {
+    /// Solves one MMD IK chain by CCD and writes one local correction per link
+    /// (`local_i' = local_i * c_i`; here simply `c_i = local_i⁻¹ · solved_local_i`).
+    ///
+    /// `links` are base→tip (MMD files list them tip→base; reverse them), `effector_model` is the
+    /// effector bone's model position, rigid relative to the last link. MMD rules adopted, with
+    /// their source:
+    ///
+    /// - **Order.** Each iteration visits links from the one nearest the effector to the base
+    ///   (saba `SolveCore` walks `m_chains` in PMX order, which is tip→base).
+    /// - **Step.** In the link's frame, the effector and target directions (from the link) give
+    ///   the angle θ between them (from `atan2(|e × t|, e · t)`, which stays accurate for small
+    ///   steps where an f32 `acos(dot)` does not), skipped below 1e-3° (saba/babylon
+    ///   `angleDeg < 1.0e-3`), capped at
+    ///   `unit_angle`, about `normalize(cross(effector, target))`, right-multiplied into the
+    ///   link's local rotation (saba `chainRot = ikRot * animateRot * rot`).
+    /// - **Limits on the full local rotation.** With a box, the new local rotation is split into
+    ///   XYZ Euler angles choosing, among the two representations and their ±π variants, the
+    ///   one closest to the previous step's angles (saba `Decompose` with `m_prevAngle`), clamped
+    ///   to the box, and the change from the previous angles clamped to `±unit_angle`
+    ///   (saba `clampXYZ`).
+    /// - **Axis-limited links as 1-DOF.** A box with exactly one non-zero axis (e.g. a knee's X)
+    ///   takes saba's `SolvePlane` path: the step angle θ (capped) is tried as `+angle`
+    ///   and `−angle` about that axis, the sign bringing the effector nearer wins, and it is
+    ///   accumulated into the link's plane angle; on the **first iteration** an accumulated
+    ///   angle outside the range is mirrored (`−angle`) when the mirror is inside, otherwise
+    ///   mirrored if that brings it nearer the range's middle (saba `iteration == 0` rule,
+    ///   which bends knees the right way); then clamped; the local rotation becomes the pure
+    ///   rotation about the axis. saba uses `&&` for "the other two axes are zero"; babylon-mmd's
+    ///   Rust port uses `||`, we follow saba.
+    /// - **Keep the best; stop when worse.** After each iteration the distance is compared with
+    ///   the best so far; if not smaller, the best rotations are restored and the loop ends
+    ///   (saba `maxDist`, `m_saveIKRot`).
+    ///
+    /// Differences from MMD, all documented choices of sinew: MMD resets each link's IK
+    /// rotation to identity and starts the Euler/plane angles at 0 (its animated rotation is
+    /// usually identity for IK links); here the solve starts from the given `local_rotation`, the
+    /// previous angles from its Euler decomposition (the representation inside the box when
+    /// there is one) and the plane angle from its component on
+    /// the limited axis. A chain already within `tolerance` is left as is (`iterations = 0`),
+    /// and the loop stops once within `tolerance`. Computation is in `f32`; the steps are
+    /// computed in the model frame (the same turn as in the link's frame, conjugated by the
+    /// link's model rotation), and the effector a step gives is the exact turned one (on the
+    /// target line for a whole arc) rather than one recomputed from the new local rotation.
+    ///
+    /// # Errors
+    /// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] (`corrections_local.len()` must equal
+    /// `links.len()`), [`IkError::NonFiniteInput`].
+    pub fn solve_ccd / solve_ccd_portable(
+        links: &[CcdLink],
+        effector_model: Vec3,
+        target_model: Vec3,
+        params: &CcdParams,
+        scratch: &mut CcdScratch,
+        corrections_local: &mut [Quat],
+    ) -> Result<SolveResult, IkError> => solve_ccd_body
+}
+
+/// [`solve_ccd`]'s body, inlined into both of its builds.
+#[inline(always)]
+fn solve_ccd_body(
     links: &[CcdLink],
     effector_model: Vec3,
     target_model: Vec3,

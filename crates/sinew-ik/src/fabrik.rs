@@ -13,6 +13,7 @@ use crate::direction::{
     constrain_hinge, constrain_hinge_step, limit_cone, normalize_limit_cone, safe_direction,
     safe_length, shortest_arc_a, HingeFrame,
 };
+use crate::dispatch::avx2_dispatch;
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
 
 /// Iteration and convergence parameters of [`solve_fabrik`] (the spec's `IkChain` fields).
@@ -203,53 +204,66 @@ impl FabrikScratch {
 /// unless an Euler box excluding identity forces it).
 const ZERO_LENGTH_SQ: f32 = 1e-14;
 
-/// Solves one chain with FABRIK, Caliko 1.3.8 style, and writes one local correction per
-/// link.
-///
-/// `joints_model` holds the links base→tip and then the effector (`links.len() + 1`
-/// entries); `corrections_local` receives `links.len()` corrections
-/// (`local_i' = local_i * c_i`). The base position is fixed.
-///
-/// Each iteration is Caliko's pair of passes:
-/// 1. *tip→base*: the effector snaps to the target and each segment is pulled back along
-///    its new direction; a segment is held within the rotor of the joint at its outer end
-///    (the next link's rotor, relative to the next segment) and projected into its own
-///    hinge plane and range, using the parent's delta from the previous pass (Caliko only
-///    projects into the plane here; clamping the range too lifted the solved fraction of
-///    random planar targets on a 10-link ±90° hinge chain from 85% to 99%). As in Caliko,
-///    the end bone's own rotor is not applied in this pass;
-/// 2. *base→tip*: from the fixed base, each segment's direction is capped by
-///    `max_rotation_step` against its direction at the start of the iteration, then held by
-///    its joint: a [`crate::Rotor`] on link 0 keeps within `angle` of the link's
-///    *uncorrected* pose direction, on link `i > 0` within `angle` of segment `i − 1`'s solved
-///    direction; a [`crate::Hinge`] uses its axis/reference in the link's uncorrected local
-///    frame carried by the parents' deltas (`D_{i-1} · R_i · axis`), projects into the hinge
-///    plane and clamps the signed angle from the reference to `[min, max]`. Each link's
-///    local correction is then the *shortest arc* from its carried old direction to the new
-///    one (so each bone keeps its twist) and an Euler box, if any, projects it.
-///
-/// Iteration stops when the residual is within `tolerance`, after `iterations`, or — for
-/// chains with a joint, a box or a step cap — when the residual changes by less than
-/// `residual / 1000` between iterations (Caliko's "min iteration change", made relative so
-/// slow but steady progress goes on; unconstrained chains always converge and never stall).
-/// The best iteration is kept (Caliko's best solution).
-///
-/// Special cases:
-/// - a chain whose effector is already within `tolerance` is left exactly as is
-///   (all corrections identity, `iterations = 0`);
-/// - an *unconstrained* chain (no joints, no boxes, no step cap) whose target is at or beyond
-///   its reach is straightened along base→target in one step: `residual = |target − base| −
-///   Σ lengths`; constrained chains approach the same straight pose iteratively where their
-///   constraints allow and report the residual they reach;
-/// - a target farther than `10⁴ ×` the chain length is solved as the point on the same ray at
-///   that distance (identical directions up to 10⁻⁴ rad); the residual is to the real target;
-/// - zero-length segments keep their direction and get identity corrections.
-///
-/// # Errors
-/// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] for slices that do not fit,
-/// [`IkError::NonFiniteInput`] for a non-finite target or joint. Outputs are untouched on
-/// error.
-pub fn solve_fabrik(
+avx2_dispatch! {
+    /// Solves one chain with FABRIK, Caliko 1.3.8 style, and writes one local correction per
+    /// link.
+    ///
+    /// `joints_model` holds the links base→tip and then the effector (`links.len() + 1`
+    /// entries); `corrections_local` receives `links.len()` corrections
+    /// (`local_i' = local_i * c_i`). The base position is fixed.
+    ///
+    /// Each iteration is Caliko's pair of passes:
+    /// 1. *tip→base*: the effector snaps to the target and each segment is pulled back along
+    ///    its new direction; a segment is held within the rotor of the joint at its outer end
+    ///    (the next link's rotor, relative to the next segment) and projected into its own
+    ///    hinge plane and range, using the parent's delta from the previous pass (Caliko only
+    ///    projects into the plane here; clamping the range too lifted the solved fraction of
+    ///    random planar targets on a 10-link ±90° hinge chain from 85% to 99%). As in Caliko,
+    ///    the end bone's own rotor is not applied in this pass;
+    /// 2. *base→tip*: from the fixed base, each segment's direction is capped by
+    ///    `max_rotation_step` against its direction at the start of the iteration, then held by
+    ///    its joint: a [`crate::Rotor`] on link 0 keeps within `angle` of the link's
+    ///    *uncorrected* pose direction, on link `i > 0` within `angle` of segment `i − 1`'s solved
+    ///    direction; a [`crate::Hinge`] uses its axis/reference in the link's uncorrected local
+    ///    frame carried by the parents' deltas (`D_{i-1} · R_i · axis`), projects into the hinge
+    ///    plane and clamps the signed angle from the reference to `[min, max]`. Each link's
+    ///    local correction is then the *shortest arc* from its carried old direction to the new
+    ///    one (so each bone keeps its twist) and an Euler box, if any, projects it.
+    ///
+    /// Iteration stops when the residual is within `tolerance`, after `iterations`, or — for
+    /// chains with a joint, a box or a step cap — when the residual changes by less than
+    /// `residual / 1000` between iterations (Caliko's "min iteration change", made relative so
+    /// slow but steady progress goes on; unconstrained chains always converge and never stall).
+    /// The best iteration is kept (Caliko's best solution).
+    ///
+    /// Special cases:
+    /// - a chain whose effector is already within `tolerance` is left exactly as is
+    ///   (all corrections identity, `iterations = 0`);
+    /// - an *unconstrained* chain (no joints, no boxes, no step cap) whose target is at or beyond
+    ///   its reach is straightened along base→target in one step: `residual = |target − base| −
+    ///   Σ lengths`; constrained chains approach the same straight pose iteratively where their
+    ///   constraints allow and report the residual they reach;
+    /// - a target farther than `10⁴ ×` the chain length is solved as the point on the same ray at
+    ///   that distance (identical directions up to 10⁻⁴ rad); the residual is to the real target;
+    /// - zero-length segments keep their direction and get identity corrections.
+    ///
+    /// # Errors
+    /// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] for slices that do not fit,
+    /// [`IkError::NonFiniteInput`] for a non-finite target or joint. Outputs are untouched on
+    /// error.
+    pub fn solve_fabrik / solve_fabrik_portable(
+        joints_model: &[ChainJoint],
+        links: &[FabrikLink],
+        target_model: Vec3,
+        params: &FabrikParams,
+        scratch: &mut FabrikScratch,
+        corrections_local: &mut [Quat],
+    ) -> Result<SolveResult, IkError> => solve_fabrik_body
+}
+
+/// [`solve_fabrik`]'s body, inlined into both of its builds.
+#[inline(always)]
+fn solve_fabrik_body(
     joints_model: &[ChainJoint],
     links: &[FabrikLink],
     target_model: Vec3,
@@ -464,6 +478,7 @@ pub fn solve_fabrik(
 }
 
 /// Tip→base pass (Caliko's "forward pass").
+#[inline(always)]
 fn backward_pass(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3A) {
     let n = links.len();
     let length = &s.length[..n];
@@ -501,6 +516,7 @@ fn backward_pass(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3
 }
 
 /// Base→tip pass (Caliko's "backward pass"), with the step cap, joints and Euler boxes.
+#[inline(always)]
 fn forward_pass(
     joints_model: &[ChainJoint],
     links: &[FabrikLink],
@@ -586,6 +602,7 @@ fn forward_pass(
 }
 
 /// [`backward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+#[inline(always)]
 fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
     let length = &s.length[..n];
     let cone_next = &s.cone_next[..n];
@@ -612,6 +629,7 @@ fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
 }
 
 /// [`forward_pass`] for a chain of rotors and free links (no boxes, hinges or cap).
+#[inline(always)]
 fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
     let length = &s.length[..n];
     let cone_own = &s.cone_own[..n];
@@ -637,6 +655,7 @@ fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
 
 /// [`backward_pass`] for a chain of plain hinges: each segment projected into its own carried
 /// hinge plane and range.
+#[inline(always)]
 fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3A) {
     let n = links.len();
     let length = &s.length[..n];
@@ -662,6 +681,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
 /// its solved frame is a plane rotation of the carried frame (no square root) and the next
 /// link's carried frame is a fixed combination of it. The deltas themselves are only built
 /// for the kept solution ([`write_hinge_corrections`]).
+#[inline(always)]
 fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: Vec3A) {
     let n = links.len();
     let length = &s.length[..n];
@@ -709,6 +729,7 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
 
 /// Corrections of a hinge chain's kept directions: each delta is the shortest arc from the
 /// carried rest direction to the kept one (a turn about the carried hinge axis).
+#[inline(always)]
 fn write_hinge_corrections(
     joints_model: &[ChainJoint],
     s: &FabrikScratch,
@@ -727,6 +748,7 @@ fn write_hinge_corrections(
 }
 
 /// Corrections from the kept directions by chained shortest arcs (no Euler boxes involved).
+#[inline(always)]
 fn write_arc_corrections(
     joints_model: &[ChainJoint],
     s: &FabrikScratch,

@@ -87,6 +87,7 @@ pub mod arbiter;
 mod ccd;
 mod chain;
 mod direction;
+mod dispatch;
 mod error;
 mod fabrik;
 mod limits;

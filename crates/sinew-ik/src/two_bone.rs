@@ -5,6 +5,7 @@ use glam::{Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
+use crate::dispatch::avx2_dispatch;
 use crate::{ChainJoint, IkError};
 
 /// Parameters of [`solve_two_bone`].
@@ -85,25 +86,37 @@ pub struct TwoBoneResult {
     pub reached: bool,
 }
 
-/// Bends a three-joint limb (upper, middle, end; model space) so the end reaches
-/// `target_model`.
-///
-/// Following ik3d's "How a limb reaches": the distance from the upper joint to the target is
-/// cut to `[|l1 − l2|, l1 + l2 − straight_margin]` (after optional softening); the middle
-/// joint is placed on the side of the upper→target line toward `pole_model` (a model-space
-/// direction; the caller converts it from the body root's frame); the upper and lower bones
-/// are each turned by the shortest arc, so each keeps its twist; with
-/// `target_rotation_model` the end bone is turned to that model-space rotation, otherwise it
-/// keeps its local rotation. Bone lengths never change.
-///
-/// Degenerate input never produces NaN: a pole parallel to the limb falls back to the current
-/// bend plane, then to any perpendicular; a target at the upper joint keeps the current
-/// upper→end direction; zero-length bones do not turn.
-///
-/// # Errors
-/// [`IkError::NonFiniteInput`] for non-finite joints, target, target rotation or pole;
-/// [`IkError::InvalidVector`] for a zero pole.
-pub fn solve_two_bone(
+avx2_dispatch! {
+    /// Bends a three-joint limb (upper, middle, end; model space) so the end reaches
+    /// `target_model`.
+    ///
+    /// Following ik3d's "How a limb reaches": the distance from the upper joint to the target is
+    /// cut to `[|l1 − l2|, l1 + l2 − straight_margin]` (after optional softening); the middle
+    /// joint is placed on the side of the upper→target line toward `pole_model` (a model-space
+    /// direction; the caller converts it from the body root's frame); the upper and lower bones
+    /// are each turned by the shortest arc, so each keeps its twist; with
+    /// `target_rotation_model` the end bone is turned to that model-space rotation, otherwise it
+    /// keeps its local rotation. Bone lengths never change.
+    ///
+    /// Degenerate input never produces NaN: a pole parallel to the limb falls back to the current
+    /// bend plane, then to any perpendicular; a target at the upper joint keeps the current
+    /// upper→end direction; zero-length bones do not turn.
+    ///
+    /// # Errors
+    /// [`IkError::NonFiniteInput`] for non-finite joints, target, target rotation or pole;
+    /// [`IkError::InvalidVector`] for a zero pole.
+    pub fn solve_two_bone / solve_two_bone_portable(
+        joints_model: &[ChainJoint; 3],
+        target_model: Vec3,
+        target_rotation_model: Option<Quat>,
+        pole_model: Vec3,
+        params: &TwoBoneParams,
+    ) -> Result<TwoBoneResult, IkError> => solve_two_bone_body
+}
+
+/// [`solve_two_bone`]'s body, inlined into both of its builds.
+#[inline(always)]
+fn solve_two_bone_body(
     joints_model: &[ChainJoint; 3],
     target_model: Vec3,
     target_rotation_model: Option<Quat>,
