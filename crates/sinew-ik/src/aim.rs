@@ -246,10 +246,13 @@ fn solve_aim_body(
     // As a matrix: built from the rotation alone (off the target's dependency chain), it
     // turns the target in three multiply-adds.
     let inverse_matrix = Mat3A::from_quat(inverse);
-    let target_local = inverse_matrix * Vec3A::from(target_model - joint_model.position);
+    let to_target_model = Vec3A::from(target_model - joint_model.position);
+    let target_local = inverse_matrix * to_target_model;
     let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
-    let mut target_sq = target_local.length_squared();
+    // A rotation keeps lengths: the squared distance comes from the model-space vector,
+    // without waiting for the turn into the joint's frame.
+    let mut target_sq = to_target_model.length_squared();
     let mut target_local_scaled = target_local;
     let mut offset_error = offset;
     let mut offset_ahead = params.offset_ahead;
@@ -271,9 +274,15 @@ fn solve_aim_body(
     // Whether `correction` still has to be normalised and the angle error measured.
     let mut exact = false;
     if reached {
-        // One reciprocal for both unit vectors; the two square roots run in parallel.
+        // One reciprocal length for both unit vectors, as `√(|t|²) · (1/|t|²)`: the roots and
+        // the reciprocal run side by side.
         let along = along_sq.sqrt();
-        let inverse_length = target_sq.sqrt().recip();
+        // (Below 1e-30 the reciprocal of the square could overflow.)
+        let inverse_length = if target_sq >= 1e-30 {
+            target_sq.sqrt() * target_sq.recip()
+        } else {
+            target_sq.sqrt().recip()
+        };
         let target_dir = target_local_scaled * inverse_length;
         // |foot + forward·along| = |target| by construction.
         let offsetted = (foot + forward * along) * inverse_length;
@@ -287,29 +296,38 @@ fn solve_aim_body(
             Quat::from_xyzw(axis.x, axis.y, axis.z, w)
         };
         let swing_sq = swing.length_squared();
-        // Turn about the aim line so the forward/up plane contains the pole.
+        // Turn about the aim line so the forward/up plane contains the pole: the normals of
+        // the two planes about the aim line. The swing turns `offsetted` onto `target_dir`,
+        // so the joint's normal `target_dir × (swing·up·swing⁻¹)` is the turned
+        // `offsetted × up`, here scaled by |swing|² (which the normals' ratio ignores), and
+        // its length is known before the turn is done.
+        let side = offsetted.cross(up);
         let pole_local = inverse_matrix * Vec3A::from(pole_model);
         let pole_normal = target_dir.cross(pole_local);
-        // `swing · up · swing⁻¹` scaled by |swing|², which the normals' ratio ignores.
-        let joint_normal = target_dir.cross(rotate_scaled(swing, up));
-        let lengths_sq = pole_normal.length_squared() * joint_normal.length_squared();
+        let joint_normal = rotate_scaled(swing, side);
+        let lengths_sq = pole_normal.length_squared() * side.length_squared() * swing_sq * swing_sq;
         correction = if lengths_sq > 1e-20 * swing_sq * swing_sq && lengths_sq.is_finite() {
             let lengths = lengths_sq.sqrt();
+            let v = joint_normal.cross(pole_normal);
             let w = lengths + joint_normal.dot(pole_normal);
-            let plane = if w > 1e-6 * lengths {
-                let v = joint_normal.cross(pole_normal);
-                Quat::from_xyzw(v.x, v.y, v.z, w)
+            let (plane, plane_sq) = if w > 1e-6 * lengths {
+                (
+                    Quat::from_xyzw(v.x, v.y, v.z, w),
+                    v.length_squared() + w * w,
+                )
             } else {
-                Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0)
+                (
+                    Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0),
+                    1.0,
+                )
             };
-            // |plane · swing| = |plane|·|swing|, and |plane|² = 2·lengths·w: the scale is
-            // ready alongside the product. (Only while `w` is well above its rounding.)
-            let plane_sq = if w > 0.5 * lengths {
-                2.0 * lengths * w
+            // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
+            let product_sq = plane_sq * swing_sq;
+            let scale = if product_sq <= 1e30 {
+                product_sq.sqrt() * product_sq.recip()
             } else {
-                plane.length_squared()
+                product_sq.sqrt().recip()
             };
-            let scale = (plane_sq * swing_sq).sqrt().recip();
             (plane * swing) * scale
         } else {
             swing * swing_sq.sqrt().recip()
