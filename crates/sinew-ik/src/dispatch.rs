@@ -14,6 +14,8 @@ macro_rules! avx2_dispatch {
         $vis:vis fn $name:ident / $portable:ident ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty => $body:path
     ) => {
         $(#[$meta])*
+        // Inlined into the caller: the check and one call to whichever build runs.
+        #[inline]
         $vis fn $name($($arg: $ty),*) -> $ret {
             #[cfg(target_arch = "x86_64")]
             {
@@ -26,11 +28,12 @@ macro_rules! avx2_dispatch {
                     return unsafe { avx2($($arg),*) };
                 }
             }
-            $body($($arg),*)
+            $portable($($arg),*)
         }
 
-        /// The solver as built for the target, without the AVX2 copy (equivalence tests).
-        #[allow(dead_code)]
+        /// The solver as built for the target (without AVX2): the fallback, and the
+        /// reference of the equivalence tests.
+        #[inline(never)]
         pub(crate) fn $portable($($arg: $ty),*) -> $ret {
             $body($($arg),*)
         }
