@@ -6,6 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{EulerRot, Quat, Vec3, Vec3A};
 
+use crate::ccd_leg::{solve_leg, Leg, Steps};
 use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
 use crate::direction::shortest_arc_a;
 use crate::dispatch::avx2_dispatch;
@@ -232,6 +233,49 @@ fn solve_ccd_body(
     scratch: &mut CcdScratch,
     corrections_local: &mut [Quat],
 ) -> Result<SolveResult, IkError> {
+    solve_ccd_paths(
+        links,
+        effector_model,
+        target_model,
+        params,
+        scratch,
+        corrections_local,
+        true,
+    )
+}
+
+/// [`solve_ccd`] by the general loop only (the reference of the leg path's tests).
+#[cfg(test)]
+pub(crate) fn solve_ccd_general(
+    links: &[CcdLink],
+    effector_model: Vec3,
+    target_model: Vec3,
+    params: &CcdParams,
+    scratch: &mut CcdScratch,
+    corrections_local: &mut [Quat],
+) -> Result<SolveResult, IkError> {
+    solve_ccd_paths(
+        links,
+        effector_model,
+        target_model,
+        params,
+        scratch,
+        corrections_local,
+        false,
+    )
+}
+
+/// The solve, taking the leg path ([`crate::ccd_leg`]) for a leg when `legs` is set.
+#[inline(always)]
+fn solve_ccd_paths(
+    links: &[CcdLink],
+    effector_model: Vec3,
+    target_model: Vec3,
+    params: &CcdParams,
+    scratch: &mut CcdScratch,
+    corrections_local: &mut [Quat],
+    legs: bool,
+) -> Result<SolveResult, IkError> {
     let n = links.len();
     if n == 0 {
         return Err(IkError::EmptyChain { name: "links" });
@@ -319,6 +363,37 @@ fn solve_ccd_body(
     let plane_angle = &mut s.plane_angle[..n];
     let rotation_model = &mut s.rotation_model[..n];
     let position_model = &mut s.position_model[..n];
+    let leg = if legs {
+        leg(
+            links,
+            parent_offset,
+            position_offset,
+            kind,
+            local,
+            plane_angle,
+        )
+    } else {
+        None
+    };
+    if let Some(leg) = leg {
+        let steps = Steps {
+            iterations: params.iterations,
+            tolerance: params.tolerance,
+            sin_skip_sq,
+            cos_unit,
+            unit_half_sin,
+            unit_half_cos,
+        };
+        let (best, iterations) = solve_leg(&leg, target_a, &steps, saved_local);
+        return Ok(finish(
+            links,
+            saved_local,
+            params,
+            best,
+            iterations,
+            corrections_local,
+        ));
+    }
     for iteration in 0..params.iterations {
         iterations += 1;
         // Forward kinematics of the links (ancestors stay valid during the tip→base sweep).
@@ -481,13 +556,68 @@ fn solve_ccd_body(
             break;
         }
     }
-    for ((c, link), local) in corrections_local.iter_mut().zip(links).zip(&s.saved_local) {
+    Ok(finish(
+        links,
+        &s.saved_local,
+        params,
+        best,
+        iterations,
+        corrections_local,
+    ))
+}
+
+/// The corrections from the kept local rotations, and the result.
+#[inline(always)]
+fn finish(
+    links: &[CcdLink],
+    saved_local: &[Quat],
+    params: &CcdParams,
+    best: f32,
+    iterations: u32,
+    corrections_local: &mut [Quat],
+) -> SolveResult {
+    for ((c, link), local) in corrections_local.iter_mut().zip(links).zip(saved_local) {
         *c = (link.local_rotation.normalize().inverse() * *local).normalize();
     }
-    Ok(SolveResult {
+    SolveResult {
         residual: best,
         satisfied: best <= params.tolerance,
         iterations,
+    }
+}
+
+/// The chain as a [`Leg`] when it is one ([`crate::ccd_leg`]): two links, a free one above
+/// one limited about a single axis within `[−π, π]` whose local rotation is a turn about that
+/// axis.
+#[inline(always)]
+fn leg(
+    links: &[CcdLink],
+    parent_offset: &[Quat],
+    position_offset: &[Vec3A],
+    kind: &[LinkKind],
+    local: &[Quat],
+    plane_angle: &[f32],
+) -> Option<Leg> {
+    let [LinkKind::Free, LinkKind::Plane(axis, lo, hi)] = *kind else {
+        return None;
+    };
+    let knee_local = local[1];
+    let vector = Vec3A::new(knee_local.x, knee_local.y, knee_local.z);
+    if !(lo >= -PI && hi <= PI && vector == axis * vector.dot(axis)) {
+        return None;
+    }
+    Some(Leg {
+        hip: Vec3A::from(links[0].position),
+        thigh_parent: parent_offset[0],
+        thigh_local: local[0],
+        knee_parent: parent_offset[1],
+        knee_offset: position_offset[1],
+        effector_offset: position_offset[2],
+        knee_local,
+        axis,
+        knee_angle: plane_angle[1],
+        lo,
+        hi,
     })
 }
 

@@ -85,6 +85,7 @@
 mod aim;
 pub mod arbiter;
 mod ccd;
+mod ccd_leg;
 mod chain;
 mod direction;
 mod dispatch;

@@ -1,7 +1,9 @@
-//! MMD CCD outputs pinned to recorded values: sinew-mmd's babylon-mmd conformance relies on
-//! them, so speed work on `solve_ccd` must reproduce every correction within 1e-6 and the
-//! same iteration counts. `SINEW_IK_BLESS=1 cargo test -p sinew-ik --test ccd_regression`
-//! rewrites `tests/data/ccd_regression.txt` (only for an intended change of results).
+//! MMD CCD outputs pinned to recorded values, so speed work on `solve_ccd` cannot change
+//! results silently: every correction must match within 1e-6 and every iteration count exactly.
+//! A change meant to move results only by rounding (such as the two-link leg path, itself
+//! checked against the general loop in `ccd_leg`'s unit test) is re-recorded with
+//! `SINEW_IK_BLESS=1 cargo test -p sinew-ik --test ccd_regression`, which rewrites
+//! `tests/data/ccd_regression.txt`.
 
 mod common;
 
