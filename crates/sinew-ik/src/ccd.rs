@@ -35,6 +35,29 @@ pub struct CcdParams {
     iterations: u32,
     unit_angle: f32,
     tolerance: f32,
+    /// Derived from `unit_angle` once, not per solve.
+    unit: UnitTrig,
+}
+
+/// The unit angle's trigonometry, as each step uses it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct UnitTrig {
+    /// `cos(unit)`, or `-2` (below any cosine) when the unit is at least π.
+    pub(crate) cos: f32,
+    /// `sin` and `cos` of half the unit angle, capped at π.
+    pub(crate) half_sin: f32,
+    pub(crate) half_cos: f32,
+}
+
+impl UnitTrig {
+    fn of(unit: f32) -> Self {
+        let (half_sin, half_cos) = (unit.min(PI) * 0.5).sin_cos();
+        Self {
+            cos: if unit >= PI { -2.0 } else { unit.cos() },
+            half_sin,
+            half_cos,
+        }
+    }
 }
 
 impl Default for CcdParams {
@@ -45,6 +68,7 @@ impl Default for CcdParams {
             iterations: 40,
             unit_angle: 2.0,
             tolerance: 1e-4,
+            unit: UnitTrig::of(2.0),
         }
     }
 }
@@ -78,6 +102,7 @@ impl CcdParams {
             iterations,
             unit_angle,
             tolerance,
+            unit: UnitTrig::of(unit_angle),
         })
     }
 
@@ -299,6 +324,27 @@ fn solve_ccd_paths(
         });
     }
 
+    let sin_skip_sq = SKIP_ANGLE.sin() * SKIP_ANGLE.sin();
+    if legs {
+        if let Some(leg) = Leg::new(links, effector_model, target_model) {
+            let steps = Steps {
+                iterations: params.iterations,
+                tolerance: params.tolerance,
+                sin_skip_sq,
+                unit: params.unit,
+            };
+            let (best, iterations, saved) = solve_leg(&leg, &steps);
+            return Ok(finish(
+                links,
+                &saved,
+                params,
+                best,
+                iterations,
+                corrections_local,
+            ));
+        }
+    }
+
     let s = scratch;
     s.prepare(n);
     let mut prev_inverse = Quat::IDENTITY;
@@ -348,9 +394,11 @@ fn solve_ccd_paths(
 
     let unit = params.unit_angle;
     // The skip test on |e × t| = sin θ (well conditioned; `acos(e · t)` in f32 is not).
-    let sin_skip_sq = SKIP_ANGLE.sin() * SKIP_ANGLE.sin();
-    let cos_unit = if unit >= PI { -2.0 } else { unit.cos() };
-    let (unit_half_sin, unit_half_cos) = (unit.min(PI) * 0.5).sin_cos();
+    let UnitTrig {
+        cos: cos_unit,
+        half_sin: unit_half_sin,
+        half_cos: unit_half_cos,
+    } = params.unit;
     let mut best = f32::INFINITY;
     let mut iterations = 0;
     // Equal-length views, so the loops below index without bounds checks.
@@ -363,37 +411,6 @@ fn solve_ccd_paths(
     let plane_angle = &mut s.plane_angle[..n];
     let rotation_model = &mut s.rotation_model[..n];
     let position_model = &mut s.position_model[..n];
-    let leg = if legs {
-        leg(
-            links,
-            parent_offset,
-            position_offset,
-            kind,
-            local,
-            plane_angle,
-        )
-    } else {
-        None
-    };
-    if let Some(leg) = leg {
-        let steps = Steps {
-            iterations: params.iterations,
-            tolerance: params.tolerance,
-            sin_skip_sq,
-            cos_unit,
-            unit_half_sin,
-            unit_half_cos,
-        };
-        let (best, iterations) = solve_leg(&leg, target_a, &steps, saved_local);
-        return Ok(finish(
-            links,
-            saved_local,
-            params,
-            best,
-            iterations,
-            corrections_local,
-        ));
-    }
     for iteration in 0..params.iterations {
         iterations += 1;
         // Forward kinematics of the links (ancestors stay valid during the tip→base sweep).
@@ -584,41 +601,6 @@ fn finish(
         satisfied: best <= params.tolerance,
         iterations,
     }
-}
-
-/// The chain as a [`Leg`] when it is one ([`crate::ccd_leg`]): two links, a free one above
-/// one limited about a single axis within `[−π, π]` whose local rotation is a turn about that
-/// axis.
-#[inline(always)]
-fn leg(
-    links: &[CcdLink],
-    parent_offset: &[Quat],
-    position_offset: &[Vec3A],
-    kind: &[LinkKind],
-    local: &[Quat],
-    plane_angle: &[f32],
-) -> Option<Leg> {
-    let [LinkKind::Free, LinkKind::Plane(axis, lo, hi)] = *kind else {
-        return None;
-    };
-    let knee_local = local[1];
-    let vector = Vec3A::new(knee_local.x, knee_local.y, knee_local.z);
-    if !(lo >= -PI && hi <= PI && vector == axis * vector.dot(axis)) {
-        return None;
-    }
-    Some(Leg {
-        hip: Vec3A::from(links[0].position),
-        thigh_parent: parent_offset[0],
-        thigh_local: local[0],
-        knee_parent: parent_offset[1],
-        knee_offset: position_offset[1],
-        effector_offset: position_offset[2],
-        knee_local,
-        axis,
-        knee_angle: plane_angle[1],
-        lo,
-        hi,
-    })
 }
 
 /// `q` (any length) with its axis turned by the unit rotation `rotation`:

@@ -2,46 +2,116 @@
 //! link limited about one axis (the knee). The same rules as the general solver, step for
 //! step; what differs is how the state is kept:
 //!
-//! - **Carried, not re-evaluated.** The general solver re-evaluates the chain from the local
-//!   rotations at the start of each iteration. Here the effector, the knee's position and the
-//!   knee's axis in the model frame are carried: a knee step turns the effector about the
-//!   knee, a thigh step turns the effector, the knee and its axis about the hip (the same
-//!   turns, applied to the points instead of re-derived from the angles).
+//! - **In the thigh's frame.** The general solver re-evaluates the chain in the model frame
+//!   at the start of each iteration. Here everything is set up once in the thigh's frame,
+//!   where the knee and its axis never move: a thigh step is the local step itself, and it
+//!   turns the target back instead of turning the leg (when the whole arc is taken the
+//!   target simply comes onto the effector's line, at its own distance).
+//! - **The effector from the knee's angle.** With the effector at knee angle 0 split into
+//!   parts along the axis, across it and turned a right angle about it (Rodrigues), the
+//!   effector at angle φ is `along + cos φ·across + sin φ·turned`; at a limit it is a constant.
 //! - **No trigonometry.** The knee's angle is kept as the cosine and sine of its half
 //!   (`(c, s)`, the knee's local rotation is `(axis·s, c)`): a step's angle comes as the half-
-//!   angle pair of `(|e|·|t| + e·t, |e × t|)`, the cap at the unit angle, the accumulation,
-//!   MMD's first-iteration mirror and the clamp to the limit are products and comparisons of
-//!   such pairs. Half-angles of knee angles in `[−π, π]` plus or minus a step in `[0, π]` stay in
-//!   `[−π, π]`, where a pair names one angle, so every comparison of the float rule has an
-//!   exact counterpart.
+//!   angle pair of the arc from the effector to the target, up to a positive factor; the cap
+//!   at the unit angle, the accumulation, MMD's first-iteration mirror and the clamp to the
+//!   limit are products and comparisons of such pairs, and `cos φ`, `sin φ` are ratios of
+//!   their products. Half-angles of knee angles in `[−π, π]` plus or minus a step in `[0, π]`
+//!   stay in `[−π, π]`, where a pair names one angle, so every comparison of the float rule
+//!   has an exact counterpart.
 //!
-//! Results agree with the general path to f32 rounding (`tests/ccd.rs` compares them over
-//! random legs, limits and targets).
+//! Results agree with the general path to f32 rounding: the unit test below compares them
+//! over random legs, limits and targets, and `tests/ccd_regression.rs` pins them.
 
-use glam::{Quat, Vec3A};
+use core::f32::consts::PI;
 
+use glam::{Quat, Vec3, Vec3A};
+
+use crate::ccd::UnitTrig;
 use crate::direction::shortest_arc_a;
+use crate::CcdLink;
 
-/// A leg as [`crate::solve_ccd`] prepared it.
+/// A leg, set up in the thigh's frame (origin at the hip): there the knee, its axis and the
+/// effector (for a given knee angle) stay put when the thigh turns, and a thigh step turns
+/// the target the other way instead.
 pub(crate) struct Leg {
-    /// The hip (link 0's model position).
-    pub(crate) hip: Vec3A,
-    /// Link 0's parent frame (model frame of the bone above the thigh).
-    pub(crate) thigh_parent: Quat,
     /// The thigh's local rotation.
-    pub(crate) thigh_local: Quat,
-    /// The knee's frame relative to the thigh's, and its position in the thigh's frame.
-    pub(crate) knee_parent: Quat,
-    pub(crate) knee_offset: Vec3A,
-    /// The effector's position in the knee's frame.
-    pub(crate) effector_offset: Vec3A,
-    /// The knee's local rotation (a turn about `axis`), its axis (unit, the knee's frame), the
-    /// knee angle the general solver starts from, and the limit.
-    pub(crate) knee_local: Quat,
-    pub(crate) axis: Vec3A,
-    pub(crate) knee_angle: f32,
-    pub(crate) lo: f32,
-    pub(crate) hi: f32,
+    thigh_local: Quat,
+    /// The knee's position and axis (unit).
+    knee: Vec3A,
+    axis: Vec3A,
+    /// The knee's axis in its own frame (a basis axis) and its local rotation's pair (as
+    /// given: kept if no step improves on the start).
+    own_axis: Vec3A,
+    knee_local: Half,
+    /// The knee's angle (pair with `c >= 0`: an angle in [−π, π]).
+    angle: Half,
+    /// The effector from the knee now and at knee angle 0.
+    from_knee: Vec3A,
+    rest: Vec3A,
+    /// The target from the hip, and its squared length (from the model-frame vector).
+    target: Vec3A,
+    target_sq: f32,
+    /// The knee's range and its half-angle pairs.
+    lo: f32,
+    hi: f32,
+    lo_half: Half,
+    hi_half: Half,
+}
+
+impl Leg {
+    /// The chain as a leg when it is one: two links, a free one above one limited about a
+    /// single axis within `[−π, π]` whose local rotation is a turn about that axis.
+    #[inline(always)]
+    pub(crate) fn new(links: &[CcdLink], effector: Vec3, target: Vec3) -> Option<Self> {
+        let [thigh, knee] = links else {
+            return None;
+        };
+        if thigh.limit.is_some() {
+            return None;
+        }
+        let range = *knee.limit.as_ref()?.axis_range()?;
+        let knee_local = knee.local_rotation.normalize();
+        let own_axis = Vec3A::AXES[range.axis];
+        let vector = Vec3A::new(knee_local.x, knee_local.y, knee_local.z);
+        let s = vector.dot(own_axis);
+        if !(range.lo >= -PI && range.hi <= PI && vector == own_axis * s) {
+            return None;
+        }
+        let inverse = thigh.rotation.normalize().conjugate();
+        let axis = rotate(inverse, rotate(knee.rotation.normalize(), own_axis));
+        let from_knee = rotate(inverse, Vec3A::from(effector - knee.position));
+        let knee_local = Half { c: knee_local.w, s };
+        let angle = if knee_local.c < 0.0 {
+            knee_local.negated_both()
+        } else {
+            knee_local
+        };
+        // Turned back about the axis by the knee's angle.
+        let rest = if angle.s == 0.0 {
+            from_knee
+        } else {
+            let v = axis * -angle.s;
+            rotate(Quat::from_xyzw(v.x, v.y, v.z, angle.c), from_knee)
+        };
+        let hip_to_target = Vec3A::from(target - thigh.position);
+        let half = |(c, s): (f32, f32)| Half { c, s };
+        Some(Self {
+            thigh_local: thigh.local_rotation.normalize(),
+            knee: rotate(inverse, Vec3A::from(knee.position - thigh.position)),
+            axis,
+            own_axis,
+            knee_local,
+            angle,
+            from_knee,
+            rest,
+            target: rotate(inverse, hip_to_target),
+            target_sq: hip_to_target.length_squared(),
+            lo: range.lo,
+            hi: range.hi,
+            lo_half: half(range.lo_half),
+            hi_half: half(range.hi_half),
+        })
+    }
 }
 
 /// The general solver's per-solve constants.
@@ -49,9 +119,7 @@ pub(crate) struct Steps {
     pub(crate) iterations: u32,
     pub(crate) tolerance: f32,
     pub(crate) sin_skip_sq: f32,
-    pub(crate) cos_unit: f32,
-    pub(crate) unit_half_sin: f32,
-    pub(crate) unit_half_cos: f32,
+    pub(crate) unit: UnitTrig,
 }
 
 /// A half-angle pair `(cos(a/2), sin(a/2))`.
@@ -62,12 +130,12 @@ struct Half {
 }
 
 impl Half {
-    fn of(angle: f32) -> Self {
-        if angle == 0.0 {
-            Self { c: 1.0, s: 0.0 }
-        } else {
-            let (s, c) = (angle * 0.5).sin_cos();
-            Self { c, s }
+    /// The pair of the same rotation with both signs flipped (angle ± 2π).
+    #[inline]
+    fn negated_both(self) -> Self {
+        Self {
+            c: -self.c,
+            s: -self.s,
         }
     }
 
@@ -97,191 +165,173 @@ impl Half {
     }
 }
 
-/// Runs the leg's iterations; writes the kept local rotations and returns the kept distance
-/// and the iterations run, as the general loop does.
+/// Runs the leg's iterations as the general loop does; returns the kept distance, the
+/// iterations run and the kept local rotations.
 #[inline(always)]
-pub(crate) fn solve_leg(
-    leg: &Leg,
-    target: Vec3A,
-    steps: &Steps,
-    saved_local: &mut [Quat],
-) -> (f32, u32) {
-    let hip = leg.hip;
-    let (lo, hi) = (Half::of(leg.lo), Half::of(leg.hi));
+pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
+    let (lo, hi) = (leg.lo_half, leg.hi_half);
     let half_mid = (leg.lo + leg.hi) * 0.5;
     let unit_half = Half {
-        c: steps.unit_half_cos,
-        s: steps.unit_half_sin,
+        c: steps.unit.half_cos,
+        s: steps.unit.half_sin,
     };
-    // The knee's angle, and the pair its turns are measured from (its local rotation's own
-    // components, which the first step may read with the opposite sign).
-    let mut angle = Half::of(leg.knee_angle);
-    let mut turn_from = Half {
-        c: leg.knee_local.w,
-        s: Vec3A::new(leg.knee_local.x, leg.knee_local.y, leg.knee_local.z).dot(leg.axis),
-    };
-    // Evaluate once.
+    let (knee, axis) = (leg.knee, leg.axis);
+    // The effector from the knee at knee angle φ (Rodrigues): `along + cos φ·across +
+    // sin φ·turned`, so a knee step sets it from the angle rather than turning it.
+    let along = axis * axis.dot(leg.rest);
+    let across = leg.rest - along;
+    let turned = axis.cross(leg.rest);
+    let at = |h: Half| along + across * (h.c * h.c - h.s * h.s) + turned * (2.0 * h.c * h.s);
+    let (at_lo, at_hi) = (at(lo), at(hi));
+    let mut angle = leg.angle;
+    let mut from_knee = leg.from_knee;
+    let mut best_knee = leg.knee_local;
     let mut thigh_local = leg.thigh_local;
-    let mut thigh = leg.thigh_parent * thigh_local;
-    let mut knee = hip + thigh * leg.knee_offset;
-    let knee_rotation = thigh * (leg.knee_parent * leg.knee_local);
-    let mut effector = knee + knee_rotation * leg.effector_offset;
-    let mut axis_model = thigh * (leg.knee_parent * leg.axis);
+    let mut target = leg.target;
+    // From the knee to the target, times a positive factor (the knee step is free of it).
+    let mut to_target = target - knee;
 
-    let hip_to_target = target - hip;
-    let target_sq = hip_to_target.length_squared();
+    let target_sq = leg.target_sq;
     let thigh_target_valid = target_sq > 0.0 && target_sq < f32::INFINITY;
-    let target_rcp = target_sq.sqrt().recip();
-    let target_dir = hip_to_target * target_rcp;
-
     let target_length = target_sq.sqrt();
+    let target_rcp = target_length.recip();
+
     let tolerance_sq = steps.tolerance * steps.tolerance;
     let mut best_sq = f32::INFINITY;
     let mut best_thigh = thigh_local;
-    let mut knee_local = leg.knee_local;
-    let mut best_knee = knee_local;
     let mut iterations = 0;
     for iteration in 0..steps.iterations {
         iterations += 1;
         // Knee.
-        let to_effector = effector - knee;
-        let to_target = target - knee;
-        if let Some((e, t, scale_sq)) = common_scale(to_effector, to_target) {
+        if let Some((e, t, scale_sq)) = common_scale(from_knee, to_target) {
             let dot = e.dot(t);
             let cross = e.cross(t);
             let cross_sq = cross.length_squared();
-            // θ/2 from (|e|·|t| + e·t, |e × t|), the first part as |e × t|²/(|e|·|t| − e·t)
-            // for obtuse angles (no cancellation); a half-turn when the two are opposite.
+            // The step's half-angle pair up to a positive factor, from the arc
+            // `(e × t, |e|·|t| + e·t)`: `(|e|·|t| + e·t, |e × t|)` for acute angles and
+            // `(|e × t|, |e|·|t| − e·t)` (the same direction, no cancellation) for obtuse ones,
+            // a half-turn when the two are opposite.
             let scale = scale_sq.sqrt();
-            // (Both computed and one selected: the sign of `e · t` varies from step to step.)
-            let obtuse = cross_sq / (scale - dot);
-            let cw = if dot >= 0.0 { scale + dot } else { obtuse };
-            let sw = cross_sq.sqrt();
-            let norm_sq = cw * cw + sw * sw;
-            let mut step = if norm_sq > 0.0 {
-                let inverse = norm_sq.sqrt() * norm_sq.recip();
-                Half {
-                    c: cw * inverse,
-                    s: sw * inverse,
-                }
+            let sine = cross_sq.sqrt();
+            let (mut cw, mut sw) = if dot >= 0.0 {
+                (scale + dot, sine)
             } else {
-                Half { c: 0.0, s: 1.0 }
+                (sine, scale - dot)
             };
-            // Capped at the unit angle: θ/2 and unit/2 both in [0, π/2].
-            if step.s * unit_half.c > step.c * unit_half.s {
-                step = unit_half;
+            let mut norm_sq = cw * cw + sw * sw;
+            // Capped at the unit angle (θ/2 and unit/2 both in [0, π/2]; the test is free of
+            // the factor).
+            if sw * unit_half.c > cw * unit_half.s {
+                (cw, sw, norm_sq) = (unit_half.c, unit_half.s, 1.0);
             }
             // The sign MMD's rule picks, as a select rather than a branch (it changes at
             // random from step to step).
-            step.s = if axis_model.dot(cross) > 0.0 {
-                step.s
-            } else {
-                -step.s
-            };
-            // (Products of unit pairs: the length drifts by an ulp or so per step.)
-            let mut new = Half {
-                c: angle.c * step.c - angle.s * step.s,
-                s: angle.s * step.c + angle.c * step.s,
-            };
-            if iteration == 0 && (new.below(lo) || new.above(hi)) {
-                let mirrored = new.negated();
-                if mirrored.above(lo) && mirrored.below(hi) {
-                    new = mirrored;
-                } else if (half_mid < 0.0 && new.s > 0.0) || (half_mid > 0.0 && new.s < 0.0) {
-                    // |mid − a| > |mid + a|: `a` on the other side of 0 from the middle.
-                    new = mirrored;
+            sw = if axis.dot(cross) > 0.0 { sw } else { -sw };
+            // The new angle's pair times `|(cw, sw)|`: the tests against the limits take
+            // the factor over to the other side, the effector takes cos φ and sin φ as
+            // ratios to its square, and only the kept pair is put back on the unit circle,
+            // off the critical path.
+            let new_c = angle.c * cw - angle.s * sw;
+            let mut new_s = angle.s * cw + angle.c * sw;
+            let norm = norm_sq.sqrt();
+            if iteration == 0 {
+                let inverse = norm * norm_sq.recip();
+                let new = Half {
+                    c: new_c * inverse,
+                    s: new_s * inverse,
+                };
+                if new.below(lo) || new.above(hi) {
+                    let mirrored = new.negated();
+                    if (mirrored.above(lo) && mirrored.below(hi))
+                        || (half_mid < 0.0 && new.s > 0.0)
+                        || (half_mid > 0.0 && new.s < 0.0)
+                    {
+                        // |mid − a| > |mid + a| in the second test: `a` on the other side
+                        // of 0 from the middle.
+                        new_s = -new_s;
+                    }
                 }
             }
-            // The clamp.
-            if new.below(lo) {
-                new = lo;
-            } else if new.above(hi) {
-                new = hi;
+            let right = new_c >= 0.0;
+            let below = (right & (new_s < lo.s * norm)) | (!right & (new_s < 0.0));
+            let above = (right & (new_s > hi.s * norm)) | (!right & (new_s > 0.0));
+            if below {
+                from_knee = at_lo;
+                angle = lo;
+            } else if above {
+                from_knee = at_hi;
+                angle = hi;
+            } else {
+                let ratio = norm_sq.recip();
+                let (cos, sin) = (
+                    (new_c * new_c - new_s * new_s) * ratio,
+                    2.0 * new_c * new_s * ratio,
+                );
+                from_knee = along + across * cos + turned * sin;
+                // (The pair's own length, so the error does not build up over the steps.)
+                let length_sq = new_c * new_c + new_s * new_s;
+                let inverse = length_sq.sqrt() * length_sq.recip();
+                angle = Half {
+                    c: new_c * inverse,
+                    s: new_s * inverse,
+                };
             }
-            // The turn from the old local rotation to the new one, about the model axis.
-            let v = axis_model * (new.s * turn_from.c - new.c * turn_from.s);
-            let turn = Quat::from_xyzw(v.x, v.y, v.z, new.c * turn_from.c + new.s * turn_from.s);
-            effector = knee + rotate(turn, to_effector);
-            // The pair carried to the next step, put back on the unit circle (one Newton
-            // step, off the critical path), so the turns stay unit to a few ulps and the
-            // knee–effector distance does not drift over the steps.
-            let k = 1.5 - 0.5 * (new.c * new.c + new.s * new.s);
-            let new = Half {
-                c: new.c * k,
-                s: new.s * k,
-            };
-            let v = leg.axis * new.s;
-            knee_local = Quat::from_xyzw(v.x, v.y, v.z, new.c);
-            angle = new;
-            turn_from = new;
         }
+        let effector = knee + from_knee;
+        let effector_sq = effector.length_squared();
 
-        // Thigh (the target is fixed relative to the hip).
-        let to_effector = effector - hip;
-        let effector_sq = to_effector.length_squared();
+        // Thigh: the step in its own frame is the local step.
         let scale_sq = effector_sq * target_sq;
         // In range, both lengths are positive and finite.
         let in_range = (1e-20..=1e20).contains(&scale_sq);
         if in_range || (effector_sq > 0.0 && effector_sq < f32::INFINITY && thigh_target_valid) {
             let effector_length = effector_sq.sqrt();
-            // |e|·|t| from the effector's length and the fixed target's (one root fewer).
+            // |e|·|t| from the effector's length and the fixed target length (one root fewer).
             let (e, t, scale_sq, scale) = if in_range {
-                (
-                    to_effector,
-                    hip_to_target,
-                    scale_sq,
-                    effector_length * target_length,
-                )
+                (effector, target, scale_sq, effector_length * target_length)
             } else {
-                (to_effector / effector_length, target_dir, 1.0, 1.0)
+                (effector / effector_length, target * target_rcp, 1.0, 1.0)
             };
             let dot = e.dot(t);
             let cross = e.cross(t);
             let cross_sq = cross.length_squared();
             if !(dot > 0.0 && cross_sq < steps.sin_skip_sq * scale_sq) {
-                // The step in the thigh's frame, the same turn in the model frame (any
-                // length, with its squared length) and the turned effector.
-                let (step, model, model_sq, turned) = if dot >= steps.cos_unit * scale {
+                // The step (any length, with its squared length); the target turned back.
+                let (step, step_sq) = if dot >= steps.unit.cos * scale {
+                    // The whole arc: the target comes onto the effector's line, at its own
+                    // distance.
                     let w = scale + dot;
-                    // Onto the line to the target at the effector's distance.
-                    let turned = target_dir * effector_length;
-                    if w >= 1e-3 * scale {
-                        let v = rotate(thigh.conjugate(), cross);
+                    let arc = if w >= 1e-3 * scale {
                         (
-                            Quat::from_xyzw(v.x, v.y, v.z, w),
                             Quat::from_xyzw(cross.x, cross.y, cross.z, w),
                             cross_sq + w * w,
-                            turned,
                         )
                     } else {
-                        let inverse = thigh.conjugate();
                         let step = shortest_arc_a(
-                            inverse * (to_effector / effector_length),
-                            inverse * target_dir,
+                            effector / effector_length,
+                            target * target_rcp,
                             Vec3A::ZERO,
                         );
-                        (step, model_turn(thigh, step), 1.0, turned)
-                    }
+                        (step, 1.0)
+                    };
+                    target = effector * (target_length / effector_length);
+                    // The same times |effector|: no division before the next knee step.
+                    to_target = effector * target_length - knee * effector_length;
+                    arc
                 } else {
-                    let inverse = thigh.conjugate();
-                    let axis = (inverse * cross)
+                    let axis = cross
                         .try_normalize()
-                        .unwrap_or_else(|| (inverse * e).any_orthonormal_vector());
-                    let v = axis * steps.unit_half_sin;
-                    let step = Quat::from_xyzw(v.x, v.y, v.z, steps.unit_half_cos);
-                    let model = model_turn(thigh, step);
-                    (step, model, 1.0, rotate(model, to_effector))
+                        .unwrap_or_else(|| e.any_orthonormal_vector());
+                    let v = axis * steps.unit.half_sin;
+                    let step = Quat::from_xyzw(v.x, v.y, v.z, steps.unit.half_cos);
+                    target = rotate(step.conjugate(), target);
+                    to_target = target - knee;
+                    (step, 1.0)
                 };
-                // |step|² = |model|²: one reciprocal serves the step's length and the turns
-                // of the knee and its axis below; the product of unit quaternions is put
-                // back on the unit sphere by a Newton step rather than a root and a division.
-                let inverse_sq = model_sq.recip();
-                let product = thigh_local * step * (model_sq.sqrt() * inverse_sq);
+                // The product of unit quaternions is put back on the unit sphere by a Newton
+                // step rather than a root and a division.
+                let product = thigh_local * step * (step_sq.sqrt() * step_sq.recip());
                 thigh_local = product * (1.5 - 0.5 * product.length_squared());
-                thigh = leg.thigh_parent * thigh_local;
-                knee = hip + rotate_scaled(model, knee - hip) * inverse_sq;
-                axis_model = rotate_scaled(model, axis_model) * inverse_sq;
-                effector = hip + turned;
             }
         }
 
@@ -290,7 +340,7 @@ pub(crate) fn solve_leg(
         if distance_sq < best_sq {
             best_sq = distance_sq;
             best_thigh = thigh_local;
-            best_knee = knee_local;
+            best_knee = angle;
         } else {
             break;
         }
@@ -298,9 +348,12 @@ pub(crate) fn solve_leg(
             break;
         }
     }
-    saved_local[0] = best_thigh;
-    saved_local[1] = best_knee;
-    (best_sq.sqrt(), iterations)
+    let v = leg.own_axis * best_knee.s;
+    (
+        best_sq.sqrt(),
+        iterations,
+        [best_thigh, Quat::from_xyzw(v.x, v.y, v.z, best_knee.c)],
+    )
 }
 
 /// `e`, `t` at a common scale with their squared-length product, as the general solver takes
@@ -342,21 +395,6 @@ fn rotate(q: Quat, v: Vec3A) -> Vec3A {
     let b = Vec3A::new(q.x, q.y, q.z);
     let u = b.cross(v) * 2.0;
     v + u * q.w + b.cross(u)
-}
-
-/// `rotation · q · rotation⁻¹` for a unit `rotation` and any `q`.
-#[inline(always)]
-fn model_turn(rotation: Quat, q: Quat) -> Quat {
-    let v = rotation * Vec3A::new(q.x, q.y, q.z);
-    Quat::from_xyzw(v.x, v.y, v.z, q.w)
-}
-
-/// `q · v · q*` for a quaternion of any length: the rotation of `v` scaled by `|q|²`.
-#[inline(always)]
-fn rotate_scaled(q: Quat, v: Vec3A) -> Vec3A {
-    let b = Vec3A::new(q.x, q.y, q.z);
-    let w = q.w;
-    v * (w * w - b.length_squared()) + b * (2.0 * b.dot(v)) + b.cross(v) * (2.0 * w)
 }
 
 #[cfg(test)]
