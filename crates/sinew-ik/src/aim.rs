@@ -4,7 +4,7 @@
 
 use core::f32::consts::PI;
 
-use glam::{Mat3A, Quat, Vec3, Vec3A, Vec4};
+use glam::{Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
@@ -189,8 +189,17 @@ pub struct AimResult {
     pub angle_error: f32,
 }
 
+/// `q · v · q⁻¹` for a unit `q` (`v + w·u + b × u` with `u = 2·(b × v)`), inlined: fewer
+/// operations than building a matrix for the two vectors turned.
+#[inline(always)]
+fn rotate_unit(q: Quat, v: Vec3A) -> Vec3A {
+    let b = Vec3A::new(q.x, q.y, q.z);
+    let u = b.cross(v) * 2.0;
+    v + u * q.w + b.cross(u)
+}
+
 /// `q · v · q*` for a quaternion of any length: the rotation of `v` scaled by `|q|²`.
-#[inline]
+#[inline(always)]
 fn rotate_scaled(q: Quat, v: Vec3A) -> Vec3A {
     let b = Vec3A::new(q.x, q.y, q.z);
     let w = q.w;
@@ -243,11 +252,8 @@ fn solve_aim_body(
         joint_model.rotation * rotation_sq.sqrt().recip()
     };
     let inverse = rotation.conjugate();
-    // As a matrix: built from the rotation alone (off the target's dependency chain), it
-    // turns the target in three multiply-adds.
-    let inverse_matrix = Mat3A::from_quat(inverse);
     let to_target_model = Vec3A::from(target_model - joint_model.position);
-    let target_local = inverse_matrix * to_target_model;
+    let target_local = rotate_unit(inverse, to_target_model);
     let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
     // A rotation keeps lengths: the squared distance comes from the model-space vector,
@@ -296,25 +302,27 @@ fn solve_aim_body(
             Quat::from_xyzw(axis.x, axis.y, axis.z, w)
         };
         let swing_sq = swing.length_squared();
-        // Turn about the aim line so the forward/up plane contains the pole: the normals of
-        // the two planes about the aim line. The swing turns `offsetted` onto `target_dir`,
-        // so the joint's normal `target_dir × (swing·up·swing⁻¹)` is the turned
-        // `offsetted × up`, here scaled by |swing|² (which the normals' ratio ignores), and
-        // its length is known before the turn is done.
+        // Turn about the aim line `d` so the forward/up plane contains the pole `p`: the turn
+        // from the joint's plane normal `n` to the pole plane's normal `d × p`. The swing turns
+        // `offsetted` onto `d`, so `n = d × (swing·up·swing⁻¹)` is the turned `offsetted × up`,
+        // here scaled by |swing|², and its length is known before the turn is done. With
+        // `n ⊥ d`, the turn's cosine and sine are proportional to `n · (d × p)` and
+        // `(n × (d × p)) · d = n · p`: two dot products.
         let side = offsetted.cross(up);
-        let pole_local = inverse_matrix * Vec3A::from(pole_model);
+        let pole_local = rotate_unit(inverse, Vec3A::from(pole_model));
         let pole_normal = target_dir.cross(pole_local);
         let joint_normal = rotate_scaled(swing, side);
         let lengths_sq = pole_normal.length_squared() * side.length_squared() * swing_sq * swing_sq;
         correction = if lengths_sq > 1e-20 * swing_sq * swing_sq && lengths_sq.is_finite() {
             let lengths = lengths_sq.sqrt();
-            let v = joint_normal.cross(pole_normal);
-            let w = lengths + joint_normal.dot(pole_normal);
+            let cos = joint_normal.dot(pole_normal);
+            let sin = joint_normal.dot(pole_local);
+            // The half-angle pair `(|n|·|d × p| + cos, sin)`; a half-turn when the normals
+            // are opposite.
+            let w = lengths + cos;
             let (plane, plane_sq) = if w > 1e-6 * lengths {
-                (
-                    Quat::from_xyzw(v.x, v.y, v.z, w),
-                    v.length_squared() + w * w,
-                )
+                let v = target_dir * sin;
+                (Quat::from_xyzw(v.x, v.y, v.z, w), w * w + sin * sin)
             } else {
                 (
                     Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0),
