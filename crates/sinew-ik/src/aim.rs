@@ -9,6 +9,7 @@ use glam::{Quat, Vec3, Vec3A, Vec4};
 use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
+use crate::turn::{rotate, rotate_scaled};
 use crate::{ChainJoint, IkError};
 
 /// Parameters of [`solve_aim`]. All vectors are in the joint's local frame.
@@ -189,23 +190,6 @@ pub struct AimResult {
     pub angle_error: f32,
 }
 
-/// `q · v · q⁻¹` for a unit `q` (`v + w·u + b × u` with `u = 2·(b × v)`), inlined: fewer
-/// operations than building a matrix for the two vectors turned.
-#[inline(always)]
-fn rotate_unit(q: Quat, v: Vec3A) -> Vec3A {
-    let b = Vec3A::new(q.x, q.y, q.z);
-    let u = b.cross(v) * 2.0;
-    v + u * q.w + b.cross(u)
-}
-
-/// `q · v · q*` for a quaternion of any length: the rotation of `v` scaled by `|q|²`.
-#[inline(always)]
-fn rotate_scaled(q: Quat, v: Vec3A) -> Vec3A {
-    let b = Vec3A::new(q.x, q.y, q.z);
-    let w = q.w;
-    v * (w * w - b.length_squared()) + b * (2.0 * b.dot(v)) + b.cross(v) * (2.0 * w)
-}
-
 avx2_dispatch! {
     /// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
     /// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
@@ -253,7 +237,7 @@ fn solve_aim_body(
     };
     let inverse = rotation.conjugate();
     let to_target_model = Vec3A::from(target_model - joint_model.position);
-    let target_local = rotate_unit(inverse, to_target_model);
+    let target_local = rotate(inverse, to_target_model);
     let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
     // A rotation keeps lengths: the squared distance comes from the model-space vector,
@@ -309,7 +293,7 @@ fn solve_aim_body(
         // `n ⊥ d`, the turn's cosine and sine are proportional to `n · (d × p)` and
         // `(n × (d × p)) · d = n · p`: two dot products.
         let side = offsetted.cross(up);
-        let pole_local = rotate_unit(inverse, Vec3A::from(pole_model));
+        let pole_local = rotate(inverse, Vec3A::from(pole_model));
         let pole_normal = target_dir.cross(pole_local);
         let joint_normal = rotate_scaled(swing, side);
         let lengths_sq = pole_normal.length_squared() * side.length_squared() * swing_sq * swing_sq;

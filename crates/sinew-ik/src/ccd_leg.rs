@@ -28,6 +28,7 @@ use glam::{Quat, Vec3, Vec3A};
 
 use crate::ccd::UnitTrig;
 use crate::direction::shortest_arc_a;
+use crate::turn::rotate;
 use crate::CcdLink;
 
 /// A leg, set up in the thigh's frame (origin at the hip): there the knee, its axis and the
@@ -387,14 +388,6 @@ fn common_scale_cold(
             1.0,
         )
     })
-}
-
-/// `q · v · q⁻¹` for a unit `q` (`v + w·u + b × u` with `u = 2·(b × v)`), inlined.
-#[inline(always)]
-fn rotate(q: Quat, v: Vec3A) -> Vec3A {
-    let b = Vec3A::new(q.x, q.y, q.z);
-    let u = b.cross(v) * 2.0;
-    v + u * q.w + b.cross(u)
 }
 
 #[cfg(test)]

@@ -92,6 +92,7 @@ mod dispatch;
 mod error;
 mod fabrik;
 mod limits;
+mod turn;
 mod two_bone;
 
 pub use aim::{solve_aim, AimParams, AimResult};

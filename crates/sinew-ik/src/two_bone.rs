@@ -6,6 +6,7 @@ use glam::{Quat, Vec3, Vec3A, Vec4};
 use crate::chain::{check_param, check_quat, check_vec, unit};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
+use crate::turn::{rotate, rotate_scaled};
 use crate::{ChainJoint, IkError};
 
 /// Parameters of [`solve_two_bone`].
@@ -254,9 +255,9 @@ fn solve_two_bone_body(
         let back = delta_upper.conjugate();
         arc_scaled(
             lower,
-            back * new_lower,
+            rotate_scaled(back, new_lower),
             delta_upper_sq,
-            back * hinge_axis_model,
+            rotate_scaled(back, hinge_axis_model),
         )
     } else {
         Quat::IDENTITY
@@ -347,6 +348,6 @@ fn arc_scaled(from: Vec3A, to_scaled: Vec3A, scale: f32, fallback_scaled: Vec3A)
 #[inline]
 fn local_arc(rotation: Quat, q: Quat) -> Quat {
     let scale = q.length_squared().sqrt().recip();
-    let axis = rotation.conjugate() * Vec3A::new(q.x, q.y, q.z);
+    let axis = rotate(rotation.conjugate(), Vec3A::new(q.x, q.y, q.z));
     Quat::from_xyzw(axis.x, axis.y, axis.z, q.w) * scale
 }
