@@ -234,6 +234,11 @@ avx2_dispatch! {
     /// computed in the model frame (the same turn as in the link's frame, conjugated by the
     /// link's model rotation), and the effector a step gives is the exact turned one (on the
     /// target line for a whole arc) rather than one recomputed from the new local rotation.
+    /// A leg (two links: a free one above an axis-limited one whose local rotation is a turn
+    /// about its axis, range within `[−π, π]`) runs the same rules on a faster path, solved in
+    /// the thigh's frame with the knee's angle as a half-angle pair; it agrees with the general
+    /// loop to f32 rounding (where a solve ends on a stall at rounding level, it may end an
+    /// iteration or a few earlier or later).
     ///
     /// # Errors
     /// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] (`corrections_local.len()` must equal
