@@ -8,7 +8,7 @@ use glam::{EulerRot, Quat, Vec3, Vec3A};
 
 use crate::ccd_leg::{solve_leg, Leg, Steps};
 use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
-use crate::direction::shortest_arc_a;
+use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
 use crate::limits::{euler_pair, wrap};
 use crate::{IkError, RotationLimit, SolveResult};
@@ -238,7 +238,10 @@ avx2_dispatch! {
     /// about its axis, range within `[−π, π]`) runs the same rules on a faster path, solved in
     /// the thigh's frame with the knee's angle as a half-angle pair; it agrees with the general
     /// loop to f32 rounding (where a solve ends on a stall at rounding level, it may end an
-    /// iteration or a few earlier or later).
+    /// iteration or a few earlier or later). A target farther than 1e17 from the base (on some
+    /// axis) is solved for at 1e17 on the same line — f32 cannot tell the directions apart
+    /// that far out, and squared distances stay finite — and the residual is measured to the
+    /// real target.
     ///
     /// # Errors
     /// [`IkError::EmptyChain`], [`IkError::LengthMismatch`] (`corrections_local.len()` must equal
@@ -319,7 +322,7 @@ fn solve_ccd_paths(
         check_quat("links.local_rotation", i, link.local_rotation)?;
     }
 
-    let initial = (effector_model - target_model).length();
+    let initial = safe_length(effector_model - target_model);
     if initial <= params.tolerance {
         corrections_local.fill(Quat::IDENTITY);
         return Ok(SolveResult {
@@ -329,6 +332,66 @@ fn solve_ccd_paths(
         });
     }
 
+    // A target beyond `FAR` from the base is solved for at `FAR` on the same line: the steps
+    // turn toward directions, which f32 cannot tell apart that far out, and every squared
+    // distance stays finite. The residual is measured to the real target.
+    let to_target = target_model - links[0].position;
+    let far = to_target.abs().max_element() > FAR;
+    let solve_target = if far {
+        links[0].position + safe_direction(to_target, Vec3::Y) * FAR
+    } else {
+        target_model
+    };
+    let mut result = solve_to(
+        links,
+        effector_model,
+        solve_target,
+        params,
+        scratch,
+        corrections_local,
+        legs,
+    );
+    if far {
+        result.residual =
+            safe_length(target_model - effector_after(links, effector_model, corrections_local));
+        result.satisfied = result.residual <= params.tolerance;
+    }
+    Ok(result)
+}
+
+/// Distance from the base beyond which a target is pulled in along its line.
+const FAR: f32 = 1e17;
+
+/// The effector's model position once `corrections_local` are right-multiplied into the
+/// links' local rotations.
+fn effector_after(links: &[CcdLink], effector_model: Vec3, corrections_local: &[Quat]) -> Vec3 {
+    // New model rotation of link `i`: `R_i' = R_(i−1)' · R_(i−1)⁻¹ · R_i · c_i`; offsets
+    // from a link turn with its change `R_i' · R_i⁻¹`.
+    let mut position = links[0].position;
+    let mut change = Quat::IDENTITY;
+    for (i, (link, c)) in links.iter().zip(corrections_local).enumerate() {
+        if i > 0 {
+            position += change * (link.position - links[i - 1].position);
+        }
+        let rotation = link.rotation.normalize();
+        let turned = (change * rotation * *c).normalize();
+        change = turned * rotation.conjugate();
+    }
+    position + change * (effector_model - links[links.len() - 1].position)
+}
+
+/// The solve toward `target_model` (within `FAR` of the base), inputs checked.
+#[inline(always)]
+fn solve_to(
+    links: &[CcdLink],
+    effector_model: Vec3,
+    target_model: Vec3,
+    params: &CcdParams,
+    scratch: &mut CcdScratch,
+    corrections_local: &mut [Quat],
+    legs: bool,
+) -> SolveResult {
+    let n = links.len();
     let sin_skip_sq = SKIP_ANGLE.sin() * SKIP_ANGLE.sin();
     if legs {
         if let Some(leg) = Leg::new(links, effector_model, target_model) {
@@ -339,14 +402,11 @@ fn solve_ccd_paths(
                 unit: params.unit,
             };
             let (best, iterations, saved) = solve_leg(&leg, &steps);
-            return Ok(finish(
-                links,
-                &saved,
-                params,
-                best,
-                iterations,
-                corrections_local,
-            ));
+            // (A leg too long for its squared distances, beyond 1e19, never improves on
+            // infinity: the general loop measures it without squares.)
+            if best < f32::INFINITY {
+                return finish(links, &saved, params, best, iterations, corrections_local);
+            }
         }
     }
 
@@ -562,7 +622,12 @@ fn solve_ccd_paths(
             effector = link_position + turned;
         }
 
-        let distance = (effector - target_a).length();
+        let difference = effector - target_a;
+        let mut distance = difference.length();
+        if distance == f32::INFINITY {
+            // The square overflowed (a target beyond 1.8e19): the length without it.
+            distance = safe_length(difference.into());
+        }
         if distance < best {
             best = distance;
             for (saved, &current) in saved_local.iter_mut().zip(local.iter()) {
@@ -578,14 +643,14 @@ fn solve_ccd_paths(
             break;
         }
     }
-    Ok(finish(
+    finish(
         links,
         &s.saved_local,
         params,
         best,
         iterations,
         corrections_local,
-    ))
+    )
 }
 
 /// The corrections from the kept local rotations, and the result.

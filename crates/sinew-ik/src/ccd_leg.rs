@@ -95,10 +95,11 @@ impl Leg {
             rotate(Quat::from_xyzw(v.x, v.y, v.z, angle.c), from_knee)
         };
         let hip_to_target = Vec3A::from(target - thigh.position);
+        let knee_offset = Vec3A::from(knee.position - thigh.position);
         let half = |(c, s): (f32, f32)| Half { c, s };
         Some(Self {
             thigh_local: thigh.local_rotation.normalize(),
-            knee: rotate(inverse, Vec3A::from(knee.position - thigh.position)),
+            knee: rotate(inverse, knee_offset),
             axis,
             own_axis,
             knee_local,

@@ -188,7 +188,7 @@ fn degenerate_targets_do_not_nan() {
             c.iter().all(|q| q.is_finite() && q.is_normalized()),
             "{target}"
         );
-        assert!(!r.residual.is_nan());
+        assert!(r.residual.is_finite(), "{target}: {r:?}");
     }
     let (leg, effector) = mmd_leg();
     let mut c = [Quat::IDENTITY; 2];
@@ -197,8 +197,10 @@ fn degenerate_targets_do_not_nan() {
         Vec3::new(0.0, 0.5, 0.0),
         Vec3::new(0.0, -5.0, 0.0),
         Vec3::new(0.0, 3.0, 0.0),
+        Vec3::new(0.0, 0.0, 1e24),
+        Vec3::new(3e18, 0.0, 0.0),
     ] {
-        solve_ccd(
+        let r = solve_ccd(
             &leg,
             effector,
             target,
@@ -208,5 +210,46 @@ fn degenerate_targets_do_not_nan() {
         )
         .unwrap();
         assert!(c.iter().all(|q| q.is_finite()), "{target}");
+        // Beyond f32's squared range the residual is still the distance, not infinity.
+        assert!(r.residual.is_finite(), "{target}: {r:?}");
+        // (The far targets lie on an axis: their distance is their largest component;
+        // `length()` would overflow.)
+        let far = target.abs().max_element();
+        if far > 1e6 {
+            assert!((r.residual / far - 1.0).abs() < 1e-5, "{r:?}");
+            // The leg turned toward the far target.
+            let solved = fk(&leg_joints(&leg, effector), &c);
+            let pointing = (solved[2].position - solved[0].position).normalize();
+            assert!(pointing.dot(target / far) > 0.5, "{pointing}");
+        }
     }
+}
+
+#[test]
+fn absurdly_long_leg_gives_finite_results() {
+    // A shin 1e20 long: squared distances overflow f32, the solve must not.
+    let (leg, _) = mmd_leg();
+    let mut c = [Quat::IDENTITY; 2];
+    for effector in [Vec3::new(0.0, -1e20, 0.0), Vec3::new(0.0, -1e19, 0.0)] {
+        let r = solve_ccd(
+            &leg,
+            effector,
+            Vec3::new(0.0, 0.0, 5e19),
+            &CcdParams::default(),
+            &mut CcdScratch::new(),
+            &mut c,
+        )
+        .unwrap();
+        assert!(r.residual.is_finite(), "{r:?}");
+        assert!(c.iter().all(|q| q.is_finite() && q.is_normalized()));
+    }
+}
+
+/// The leg's links as a chain view (the effector keeping the knee's rotation).
+fn leg_joints(leg: &[CcdLink; 2], effector: Vec3) -> [ChainJoint; 3] {
+    [
+        ChainJoint::new(leg[0].position, leg[0].rotation),
+        ChainJoint::new(leg[1].position, leg[1].rotation),
+        ChainJoint::new(effector, leg[1].rotation),
+    ]
 }

@@ -248,7 +248,7 @@ proptest! {
         let params = CcdParams::new(iterations, unit_angle, 1e-4).unwrap();
         let mut c = vec![Quat::IDENTITY; n];
         let r = solve_ccd(&links, joints[n].position, t, &params, &mut CcdScratch::new(), &mut c).unwrap();
-        prop_assert!(!r.residual.is_nan() && c.iter().all(|q| q.is_finite() && q.is_normalized()));
+        prop_assert!(r.residual.is_finite() && c.iter().all(|q| q.is_finite() && q.is_normalized()));
         let out = fk(&joints, &c);
         check_lengths(&joints, &out)?;
         if t.abs().max_element() < 1e3 && r.iterations > 0 {
@@ -267,6 +267,52 @@ proptest! {
         }
         let mut c2 = vec![Quat::IDENTITY; n];
         let r2 = solve_ccd(&links, joints[n].position, t, &params, &mut CcdScratch::new(), &mut c2).unwrap();
+        prop_assert_eq!(r, r2);
+        prop_assert_eq!(c, c2);
+    }
+
+    /// MMD legs (a free thigh over a knee limited about one axis whose local rotation is a
+    /// turn about it), which `solve_ccd` solves on its own path.
+    #[test]
+    fn ccd_leg_props(
+        hip in vec3(3.0), thigh in quat(), bend in quat(), axis in 0usize..3,
+        lengths in (0.0f32..1.5, 0.0f32..1.5), directions in (unit(), unit()),
+        range in (-PI..PI, -PI..PI), start in 0.0f32..=1.0, t in target(),
+        iterations in 1u32..50, unit_angle in 0.01f32..4.0, tolerance in prop_oneof![Just(0.0f32), Just(1e-4f32)],
+    ) {
+        let (lo, hi) = (range.0.min(range.1), range.0.max(range.1));
+        let (mut min, mut max) = (Vec3::ZERO, Vec3::ZERO);
+        min[axis] = lo;
+        max[axis] = hi;
+        let limit = RotationLimit::new(min, max).unwrap();
+        let knee_local = Quat::from_axis_angle(Vec3::AXES[axis], lo + (hi - lo) * start);
+        let knee_rotation = (thigh * bend * knee_local).normalize();
+        let knee = hip + directions.0 * lengths.0;
+        let joints = [
+            ChainJoint::new(hip, thigh),
+            ChainJoint::new(knee, knee_rotation),
+            ChainJoint::new(knee + directions.1 * lengths.1, knee_rotation),
+        ];
+        let links = [
+            CcdLink { position: hip, rotation: thigh, local_rotation: bend, limit: None },
+            CcdLink { position: knee, rotation: knee_rotation, local_rotation: knee_local, limit: Some(limit) },
+        ];
+        let params = CcdParams::new(iterations, unit_angle, tolerance).unwrap();
+        let mut c = [Quat::IDENTITY; 2];
+        let r = solve_ccd(&links, joints[2].position, t, &params, &mut CcdScratch::new(), &mut c).unwrap();
+        prop_assert!(r.residual.is_finite() && c.iter().all(|q| q.is_finite() && q.is_normalized()));
+        let out = fk(&joints, &c);
+        check_lengths(&joints, &out)?;
+        if t.abs().max_element() < 1e3 && r.iterations > 0 {
+            let fk_residual = (out[2].position - t).length();
+            prop_assert!((fk_residual - r.residual).abs() <= 1e-4 * (1.0 + reach(&joints)), "{} vs {}", fk_residual, r.residual);
+        }
+        // The knee stays in its range (it starts inside).
+        if c[1] != Quat::IDENTITY {
+            prop_assert!(limit.contains(knee_local * c[1], 1e-3), "{:?}", (knee_local * c[1]).to_euler(glam::EulerRot::XYZ));
+        }
+        let mut c2 = [Quat::IDENTITY; 2];
+        let r2 = solve_ccd(&links, joints[2].position, t, &params, &mut CcdScratch::new(), &mut c2).unwrap();
         prop_assert_eq!(r, r2);
         prop_assert_eq!(c, c2);
     }
