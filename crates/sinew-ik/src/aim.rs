@@ -315,12 +315,13 @@ fn solve_aim_body(
             };
             // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
             let product_sq = plane_sq * swing_sq;
-            let scale = if product_sq <= 1e30 {
-                product_sq.sqrt() * product_sq.recip()
+            if (1e-30..=1e30).contains(&product_sq) {
+                (plane * swing) * (product_sq.sqrt() * product_sq.recip())
             } else {
-                product_sq.sqrt().recip()
-            };
-            (plane * swing) * scale
+                // (A pole almost on the aim line and a target almost behind: the square's
+                // reciprocal could overflow, or the square itself.)
+                unit_by_largest(plane * swing)
+            }
         } else {
             swing * swing_sq.sqrt().recip()
         };
@@ -377,4 +378,13 @@ fn solve_aim_body(
         reached,
         angle_error,
     })
+}
+
+/// `q` (finite, not zero) normalised after dividing by its largest component, so that its
+/// squared length neither overflows nor underflows.
+#[cold]
+#[inline(never)]
+fn unit_by_largest(q: Quat) -> Quat {
+    let v = glam::Vec4::from(q);
+    Quat::from_vec4(v / v.abs().max_element()).normalize()
 }

@@ -54,8 +54,9 @@ pub(crate) fn normalize_limit_cone(
     length: f32,
 ) -> (Vec3A, Vec3A) {
     let length_sq = v.length_squared();
-    if !(length_sq > 0.0 && length_sq < f32::INFINITY) {
-        let d = limit_cone_cold(fallback, axis, cos, sin);
+    if !(1e-30..f32::INFINITY).contains(&length_sq) {
+        // Zero, not finite, or so short that `1/|v|²` would overflow.
+        let d = normalize_limit_cone_cold(v, length_sq, fallback, axis, cos, sin);
         return (d, d * length);
     }
     // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
@@ -69,17 +70,32 @@ pub(crate) fn normalize_limit_cone(
     let perp = v - axis * a;
     let perp_sq = perp.length_squared();
     let d = if perp_sq >= 1e-2 * length_sq {
-        axis * cos + perp * (sin / perp_sq.sqrt())
+        // `sin/|perp|` as `sin·√(|perp|²)·(1/|perp|²)`: root and reciprocal side by side.
+        axis * cos + perp * (sin * perp_sq.sqrt() * perp_sq.recip())
     } else {
         limit_cone(v / root, axis, cos, sin)
     };
     (d, d * length)
 }
 
-/// [`limit_cone`] out of line, for rare paths.
+/// [`normalize_limit_cone`]'s direction out of line, for `|v|²` zero, not finite or below
+/// 1e-30: `v`'s direction when `|v|²` is finite and non-zero, else `fallback`, then limited.
 #[cold]
 #[inline(never)]
-fn limit_cone_cold(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
+fn normalize_limit_cone_cold(
+    v: Vec3A,
+    length_sq: f32,
+    fallback: Vec3A,
+    axis: Vec3A,
+    cos: f32,
+    sin: f32,
+) -> Vec3A {
+    // (Scaled by its largest component first: a square this small has lost precision.)
+    let d = if length_sq > 0.0 && length_sq < f32::INFINITY {
+        (v / v.abs().max_element()).normalize()
+    } else {
+        fallback
+    };
     limit_cone(d, axis, cos, sin)
 }
 
@@ -158,11 +174,21 @@ pub(crate) fn constrain_hinge_step(
             length_sq,
             root,
         } => {
-            let inverse_sq = length_sq.recip();
-            let scale = root * inverse_sq;
+            // (Below 1e-30 the reciprocal of the square could overflow.)
+            let (scale, segment_scale) = if length_sq >= 1e-30 {
+                let inverse_sq = length_sq.recip();
+                (root * inverse_sq, root * (length * inverse_sq))
+            } else {
+                // Scaled by the larger coordinate first: a square this small has lost
+                // precision.
+                let m = cos.abs().max(sin.abs());
+                let (c, s) = (cos / m, sin / m);
+                let inverse = (c * c + s * s).sqrt().recip() / m;
+                (inverse, length * inverse)
+            };
             HingeStep {
                 dir: plane * scale,
-                segment: plane * (root * (length * inverse_sq)),
+                segment: plane * segment_scale,
                 cos,
                 sin,
                 scale,
@@ -343,5 +369,30 @@ mod tests {
         assert!((d.y.atan2(d.x) - 0.5).abs() < 1e-5);
         let d = constrain_hinge(Vec3A::Z, &f, &h);
         assert!(d.abs_diff_eq(Vec3A::X, 1e-6));
+    }
+
+    /// Segments so short that the reciprocal of their squared length overflows f32 (a target
+    /// 1e-20 from a joint) still give unit directions and segments of the bone's length.
+    #[test]
+    fn tiny_segments_stay_finite() {
+        let (s, c) = FRAC_PI_4.sin_cos();
+        for v in [
+            Vec3A::new(1e-20, 0.0, 0.0),
+            Vec3A::new(3e-21, 1e-21, 0.0),
+            Vec3A::new(0.0, 2e-19, 1e-19),
+        ] {
+            for (cos, sin) in [(c, s), (-2.0, 0.0)] {
+                let (d, segment) = normalize_limit_cone(v, Vec3A::Y, Vec3A::X, cos, sin, 0.5);
+                assert!(
+                    d.is_normalized() && (segment.length() - 0.5).abs() < 1e-6,
+                    "{d}"
+                );
+            }
+            let h = Hinge::new(Vec3::Z, Vec3::X, -3.0, 3.0).unwrap();
+            let f = HingeFrame::new(Quat::IDENTITY, &h);
+            let step = constrain_hinge_step(v, &f, &h, 0.5);
+            assert!(step.dir.is_normalized(), "{v}: {:?}", step.dir);
+            assert!((step.segment.length() - 0.5).abs() < 1e-6);
+        }
     }
 }

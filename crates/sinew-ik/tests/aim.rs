@@ -103,3 +103,28 @@ fn twist_weight_cone_and_degenerate() {
         Err(IkError::NonFiniteInput { .. })
     ));
 }
+
+/// Targets almost behind the forward axis with a pole almost on the aim line, about every
+/// side of it: the turn about the aim line is then a ratio of tiny lengths, and the
+/// correction's scale must come out finite anyway.
+#[test]
+fn near_degenerate_pole_and_target_stay_finite() {
+    let joint = ChainJoint::new(Vec3::ZERO, Quat::IDENTITY);
+    let params = AimParams::new(Vec3::Z, Vec3::Y, Vec3::ZERO, 0.0, 1.0, None).unwrap();
+    for behind in [1e-3f32, 0.0447, 0.05, 0.3] {
+        let dir = Quat::from_rotation_x(core::f32::consts::PI - behind) * Vec3::Z;
+        for tiny in [1e-6f32, 1e-9, 1e-12, 1e-20] {
+            for k in 0..16 {
+                let angle = k as f32 * core::f32::consts::TAU / 16.0;
+                let across = Quat::from_axis_angle(dir, angle) * dir.any_orthonormal_vector();
+                let pole = dir + across * tiny;
+                let r = solve_aim(&joint, dir * 2.0, pole, &params).unwrap();
+                assert!(
+                    r.correction.is_finite() && r.correction.is_normalized(),
+                    "{behind} {tiny} {k}: {r:?}"
+                );
+                assert!((r.correction * Vec3::Z).dot(dir) > 1.0 - 1e-4, "{r:?}");
+            }
+        }
+    }
+}
