@@ -283,6 +283,23 @@ fn clamp_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> HingeClamp {
 pub(crate) fn shortest_arc_a(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> Quat {
     let axis = from.cross(to);
     let w = 1.0 + from.dot(to);
+    if w < 1e-3 {
+        return shortest_arc_opposite(from, to, axis, w, fallback_axis);
+    }
+    Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
+}
+
+/// [`shortest_arc_a`] for (nearly) opposite vectors, out of line: its trigonometry calls
+/// would otherwise make every caller keep its live values on the stack.
+#[cold]
+#[inline(never)]
+fn shortest_arc_opposite(
+    from: Vec3A,
+    to: Vec3A,
+    axis: Vec3A,
+    w: f32,
+    fallback_axis: Vec3A,
+) -> Quat {
     if axis.length_squared() < 1e-14 && w < 1e-6 {
         let a = if fallback_axis.dot(from).abs() < 1e-3 && fallback_axis.is_normalized() {
             fallback_axis
@@ -291,12 +308,9 @@ pub(crate) fn shortest_arc_a(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> Qu
         };
         return Quat::from_axis_angle(a.into(), PI);
     }
-    if w < 1e-3 {
-        // Near-opposite: `1 + dot` has lost its digits, `|from × to|` has not.
-        let sin = axis.length();
-        return Quat::from_axis_angle((axis / sin).into(), sin.atan2(from.dot(to)));
-    }
-    Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
+    // Near-opposite: `1 + dot` has lost its digits, `|from × to|` has not.
+    let sin = axis.length();
+    Quat::from_axis_angle((axis / sin).into(), sin.atan2(from.dot(to)))
 }
 
 /// Length of `v` without overflowing the squared sum for huge components.
