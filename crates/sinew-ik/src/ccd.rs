@@ -253,61 +253,19 @@ avx2_dispatch! {
         params: &CcdParams,
         scratch: &mut CcdScratch,
         corrections_local: &mut [Quat],
-    ) -> Result<SolveResult, IkError> => solve_ccd_body
+    ) -> Result<SolveResult, IkError> => solve_ccd_paths::<true>
 }
 
-/// [`solve_ccd`]'s body, inlined into both of its builds.
+/// [`solve_ccd`]'s body, inlined into both of its builds; with `LEGS` unset it never takes
+/// the leg path ([`crate::ccd_leg`]), which the leg path's tests compare against.
 #[inline(always)]
-fn solve_ccd_body(
+pub(crate) fn solve_ccd_paths<const LEGS: bool>(
     links: &[CcdLink],
     effector_model: Vec3,
     target_model: Vec3,
     params: &CcdParams,
     scratch: &mut CcdScratch,
     corrections_local: &mut [Quat],
-) -> Result<SolveResult, IkError> {
-    solve_ccd_paths(
-        links,
-        effector_model,
-        target_model,
-        params,
-        scratch,
-        corrections_local,
-        true,
-    )
-}
-
-/// [`solve_ccd`] by the general loop only (the reference of the leg path's tests).
-#[cfg(test)]
-pub(crate) fn solve_ccd_general(
-    links: &[CcdLink],
-    effector_model: Vec3,
-    target_model: Vec3,
-    params: &CcdParams,
-    scratch: &mut CcdScratch,
-    corrections_local: &mut [Quat],
-) -> Result<SolveResult, IkError> {
-    solve_ccd_paths(
-        links,
-        effector_model,
-        target_model,
-        params,
-        scratch,
-        corrections_local,
-        false,
-    )
-}
-
-/// The solve, taking the leg path ([`crate::ccd_leg`]) for a leg when `legs` is set.
-#[inline(always)]
-fn solve_ccd_paths(
-    links: &[CcdLink],
-    effector_model: Vec3,
-    target_model: Vec3,
-    params: &CcdParams,
-    scratch: &mut CcdScratch,
-    corrections_local: &mut [Quat],
-    legs: bool,
 ) -> Result<SolveResult, IkError> {
     let n = links.len();
     if n == 0 {
@@ -349,7 +307,7 @@ fn solve_ccd_paths(
         params,
         scratch,
         corrections_local,
-        legs,
+        LEGS,
     );
     if far {
         result.residual =

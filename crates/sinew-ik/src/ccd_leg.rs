@@ -397,29 +397,9 @@ mod tests {
 
     use glam::{Quat, Vec3};
 
-    use crate::ccd::solve_ccd_general;
+    use crate::ccd::solve_ccd_paths;
+    use crate::test_rng::Rng;
     use crate::{solve_ccd, CcdLink, CcdParams, CcdScratch, RotationLimit};
-
-    /// xorshift64*, uniform in [0, 1).
-    struct Rng(u64);
-    impl Rng {
-        fn unit(&mut self) -> f32 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.unit()
-        }
-        fn vec(&mut self, r: f32) -> Vec3 {
-            Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-        }
-        fn quat(&mut self, max_angle: f32) -> Quat {
-            let axis = self.vec(1.0).normalize_or(Vec3::X);
-            Quat::from_axis_angle(axis, self.range(0.0, max_angle))
-        }
-    }
 
     /// A random leg: hip, knee and ankle anywhere, a free thigh and a knee limited about one
     /// axis (random range inside [−π, π]), random starting rotations.
@@ -439,11 +419,11 @@ mod tests {
         let hip = rng.vec(1.0);
         let knee = hip + rng.vec(0.6);
         let ankle = knee + rng.vec(0.6);
-        let thigh_parent = rng.quat(PI);
+        let thigh_parent = rng.quat_up_to(PI);
         let thigh_local = if rng.unit() < 0.5 {
             Quat::IDENTITY
         } else {
-            rng.quat(1.0)
+            rng.quat_up_to(1.0)
         };
         let thigh_rotation = thigh_parent * thigh_local;
         let knee_angle = if rng.unit() < 0.5 {
@@ -452,7 +432,7 @@ mod tests {
             rng.range(min[axis], max[axis])
         };
         let knee_local = Quat::from_axis_angle(Vec3::AXES[axis], knee_angle);
-        let knee_rotation = thigh_rotation * rng.quat(0.5) * knee_local;
+        let knee_rotation = thigh_rotation * rng.quat_up_to(0.5) * knee_local;
         (
             [
                 CcdLink {
@@ -493,7 +473,8 @@ mod tests {
             .unwrap();
             let (mut ca, mut cb) = ([Quat::IDENTITY; 2], [Quat::IDENTITY; 2]);
             let a = solve_ccd(&leg, effector, target, &params, &mut sa, &mut ca).unwrap();
-            let b = solve_ccd_general(&leg, effector, target, &params, &mut sb, &mut cb).unwrap();
+            let b = solve_ccd_paths::<false>(&leg, effector, target, &params, &mut sb, &mut cb)
+                .unwrap();
             assert!(ca
                 .iter()
                 .all(|q| q.is_finite() && (q.length() - 1.0).abs() < 1e-5));

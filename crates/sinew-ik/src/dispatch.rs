@@ -54,28 +54,9 @@ mod tests {
     use crate::aim::solve_aim_portable;
     use crate::ccd::solve_ccd_portable;
     use crate::fabrik::solve_fabrik_portable;
+    use crate::test_rng::Rng;
     use crate::two_bone::solve_two_bone_portable;
     use crate::*;
-
-    /// xorshift64*, uniform in [0, 1).
-    struct Rng(u64);
-    impl Rng {
-        fn unit(&mut self) -> f32 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.unit()
-        }
-        fn vec(&mut self, r: f32) -> Vec3 {
-            Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
-        }
-        fn quat(&mut self) -> Quat {
-            Quat::from_axis_angle(self.vec(1.0).normalize_or(Vec3::X), self.range(-PI, PI))
-        }
-    }
 
     fn bits(qs: &[Quat]) -> Vec<u32> {
         qs.iter()

@@ -104,6 +104,8 @@ mod dispatch;
 mod error;
 mod fabrik;
 mod limits;
+#[cfg(test)]
+mod test_rng;
 mod turn;
 mod two_bone;
 
