@@ -303,16 +303,14 @@ fn solve_aim_body(
             let sin = joint_normal.dot(pole_local);
             // The half-angle pair `(|n|·|d × p| + cos, sin)`; a half-turn when the normals
             // are opposite.
-            let w = lengths + cos;
-            let (plane, plane_sq) = if w > 1e-6 * lengths {
-                let v = target_dir * sin;
-                (Quat::from_xyzw(v.x, v.y, v.z, w), w * w + sin * sin)
-            } else {
-                (
-                    Quat::from_xyzw(target_dir.x, target_dir.y, target_dir.z, 0.0),
-                    1.0,
-                )
-            };
+            // The half-angle pair `(|v| + cos, sin)`, or `(sin, |v| − cos)` (the same
+            // direction, no cancellation) past a right angle: with `x = |v| + |cos|` its
+            // squared length is `2·|v|·x`, no sum of squares to wait for.
+            let x = lengths + cos.abs();
+            let (w, s) = if cos >= 0.0 { (x, sin) } else { (sin, x) };
+            let v = target_dir * s;
+            let plane = Quat::from_xyzw(v.x, v.y, v.z, w);
+            let plane_sq = 2.0 * lengths * x;
             // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
             let product_sq = plane_sq * swing_sq;
             if (1e-30..=1e30).contains(&product_sq) {
