@@ -301,11 +301,10 @@ fn solve_aim_body(
             let lengths = lengths_sq.sqrt();
             let cos = joint_normal.dot(pole_normal);
             let sin = joint_normal.dot(pole_local);
-            // The half-angle pair `(|n|·|d × p| + cos, sin)`; a half-turn when the normals
-            // are opposite.
-            // The half-angle pair `(|v| + cos, sin)`, or `(sin, |v| − cos)` (the same
-            // direction, no cancellation) past a right angle: with `x = |v| + |cos|` its
-            // squared length is `2·|v|·x`, no sum of squares to wait for.
+            // With `l = |n|·|d × p|` (so `cos² + sin² = l²`), the half-angle pair is
+            // `(l + cos, sin)`, or `(sin, l − cos)` (the same direction, no cancellation) past
+            // a right angle, a half-turn for opposite normals: with `x = l + |cos|` its squared
+            // length is `2·l·x`, no sum of squares to wait for.
             let x = lengths + cos.abs();
             let (w, s) = if cos >= 0.0 { (x, sin) } else { (sin, x) };
             let v = target_dir * s;
