@@ -90,9 +90,8 @@ fn normalize_limit_cone_cold(
     cos: f32,
     sin: f32,
 ) -> Vec3A {
-    // (Scaled by its largest component first: a square this small has lost precision.)
     let d = if length_sq > 0.0 && length_sq < f32::INFINITY {
-        (v / v.abs().max_element()).normalize()
+        Vec3A::from(safe_direction(v.into(), fallback.into()))
     } else {
         fallback
     };
@@ -331,8 +330,11 @@ pub(crate) fn safe_length(v: Vec3) -> f32 {
 /// or not finite.
 #[inline]
 pub(crate) fn safe_direction(v: Vec3, fallback: Vec3) -> Vec3 {
-    if let Some(d) = v.try_normalize() {
-        return d;
+    // Below 1e-30 the squared length has lost precision (or underflowed): scale first.
+    if v.length_squared() >= 1e-30 {
+        if let Some(d) = v.try_normalize() {
+            return d;
+        }
     }
     let m = v.abs().max_element();
     if m > 0.0 && m.is_finite() {
@@ -407,6 +409,8 @@ mod tests {
             let step = constrain_hinge_step(v, &f, &h, 0.5);
             assert!(step.dir.is_normalized(), "{v}: {:?}", step.dir);
             assert!((step.segment.length() - 0.5).abs() < 1e-6);
+            let d = safe_direction(v.into(), Vec3::Y);
+            assert!((d.length() - 1.0).abs() < 1e-6, "{d}");
         }
     }
 }
