@@ -6,7 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use crate::chain::{check_param, check_quat, check_vec, unit};
+use crate::chain::{check_param, check_quat, check_vec, inverse_root, unit};
 use crate::direction::{limit_cone, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
 use crate::turn::{rotate, rotate_scaled};
@@ -264,12 +264,11 @@ fn solve_aim_body(
     // Whether `correction` still has to be normalised and the angle error measured.
     let mut exact = false;
     if reached {
-        // One reciprocal length for both unit vectors, as `√(|t|²) · (1/|t|²)`: the roots and
-        // the reciprocal run side by side.
+        // One reciprocal length for both unit vectors.
         let along = along_sq.sqrt();
         // (Below 1e-30 the reciprocal of the square could overflow.)
         let inverse_length = if target_sq >= 1e-30 {
-            target_sq.sqrt() * target_sq.recip()
+            inverse_root(target_sq)
         } else {
             target_sq.sqrt().recip()
         };
@@ -313,7 +312,7 @@ fn solve_aim_body(
             // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
             let product_sq = plane_sq * swing_sq;
             if (1e-30..=1e30).contains(&product_sq) {
-                (plane * swing) * (product_sq.sqrt() * product_sq.recip())
+                (plane * swing) * inverse_root(product_sq)
             } else {
                 // (A pole almost on the aim line and a target almost behind: the square's
                 // reciprocal could overflow, or the square itself.)

@@ -27,6 +27,7 @@ use core::f32::consts::PI;
 use glam::{Quat, Vec3, Vec3A};
 
 use crate::ccd::UnitTrig;
+use crate::chain::inverse_root;
 use crate::direction::shortest_arc_a;
 use crate::turn::rotate;
 use crate::CcdLink;
@@ -272,7 +273,7 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
                 from_knee = along + across * cos + turned * sin;
                 // (The pair's own length, so the error does not build up over the steps.)
                 let length_sq = new_c * new_c + new_s * new_s;
-                let inverse = length_sq.sqrt() * length_sq.recip();
+                let inverse = inverse_root(length_sq);
                 angle = Half {
                     c: new_c * inverse,
                     s: new_s * inverse,
@@ -332,7 +333,7 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
                 };
                 // The product of unit quaternions is put back on the unit sphere by a Newton
                 // step rather than a root and a division.
-                let product = thigh_local * step * (step_sq.sqrt() * step_sq.recip());
+                let product = thigh_local * step * inverse_root(step_sq);
                 thigh_local = product * (1.5 - 0.5 * product.length_squared());
             }
         }

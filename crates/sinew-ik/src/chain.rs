@@ -133,6 +133,14 @@ pub fn apply_corrections(
     Ok(())
 }
 
+/// `1/√x` as `√x · (1/x)`: the root and the reciprocal run side by side instead of one after
+/// the other, which shortens the solvers' dependency chains. For `x` in `[1e-30, 1e30]`, where
+/// the reciprocal neither overflows nor underflows.
+#[inline(always)]
+pub(crate) fn inverse_root(x: f32) -> f32 {
+    x.sqrt() * x.recip()
+}
+
 /// `q` normalised, skipping the square root when it is already unit to f32 precision.
 #[inline]
 pub(crate) fn unit(q: Quat) -> Quat {

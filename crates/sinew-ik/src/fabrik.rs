@@ -7,7 +7,8 @@ use core::f32::consts::PI;
 use glam::{Mat3A, Quat, Vec3, Vec3A};
 
 use crate::chain::{
-    check_iterations, check_joints, check_len, check_param, check_vec, correction_from_delta, unit,
+    check_iterations, check_joints, check_len, check_param, check_vec, correction_from_delta,
+    inverse_root, unit,
 };
 use crate::direction::{
     constrain_hinge, constrain_hinge_step, limit_cone, normalize_limit_cone, safe_direction,
@@ -791,11 +792,10 @@ fn arc_correction(
     let arc = if w < 1e-3 {
         shortest_arc_a(rest, to, fallback_axis)
     } else {
-        // For unit vectors |(rest × to, 1 + rest·to)|² = 2·(1 + rest·to): the scale
-        // 1/√(2w) is √(2w)·(1/(2w)), the root and the reciprocal side by side.
+        // For unit vectors |(rest × to, 1 + rest·to)|² = 2·(1 + rest·to).
         let v = rest.cross(to);
         let w2 = 2.0 * w;
-        let scale = w2.sqrt() * w2.recip();
+        let scale = inverse_root(w2);
         Quat::from_xyzw(v.x * scale, v.y * scale, v.z * scale, w * scale)
     };
     *parent = unit(*parent * arc);
