@@ -792,13 +792,45 @@ fn arc_correction(
     let arc = if w < 1e-3 {
         shortest_arc_a(rest, to, fallback_axis)
     } else {
-        // For unit vectors |(rest × to, 1 + rest·to)|² = 2·(1 + rest·to).
+        // For unit vectors |(rest × to, 1 + rest·to)|² = 2·(1 + rest·to), to rounding
+        // relative to `w`: used while `w` is well above it, else the sum of squares.
         let v = rest.cross(to);
-        let w2 = 2.0 * w;
-        let scale = inverse_root(w2);
+        let length_sq = if w >= 0.5 {
+            2.0 * w
+        } else {
+            v.length_squared() + w * w
+        };
+        let scale = inverse_root(length_sq);
         Quat::from_xyzw(v.x * scale, v.y * scale, v.z * scale, w * scale)
     };
     *parent = unit(*parent * arc);
     let axis = rotation.conjugate() * Vec3A::new(arc.x, arc.y, arc.z);
     Quat::from_xyzw(axis.x, axis.y, axis.z, arc.w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nearly opposite directions (`1 + rest·to` just above the near-opposite threshold) off
+    /// unit length by a few ulps, as a chain's turned directions are: the arc and the
+    /// correction must still be unit (the `2·(1 + rest·to)` shortcut for `|arc|²` is not,
+    /// there).
+    #[test]
+    fn near_opposite_arcs_stay_unit() {
+        for k in 0..200 {
+            let angle = core::f32::consts::PI - 0.045 - k as f32 * 1e-3;
+            let (sin, cos) = angle.sin_cos();
+            let off_unit = 1.0 + (k % 5) as f32 * 1.2e-7;
+            let solved = Vec3A::new(cos, sin * 0.6, sin * 0.8) * off_unit;
+            let mut parent = Quat::IDENTITY;
+            let c = arc_correction(&mut parent, Quat::IDENTITY, Vec3A::X, solved, Vec3A::ZERO);
+            assert!((c.length() - 1.0).abs() < 2e-6, "{k}: {}", c.length());
+            assert!(
+                (parent.length() - 1.0).abs() < 2e-6,
+                "{k}: {}",
+                parent.length()
+            );
+        }
+    }
 }
