@@ -6,7 +6,7 @@ use core::f32::consts::PI;
 
 use glam::{EulerRot, Quat, Vec3, Vec3A};
 
-use crate::ccd_leg::{solve_leg, Leg, Steps};
+use crate::ccd_leg::{solve_leg, Leg};
 use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
@@ -36,7 +36,7 @@ pub struct CcdParams {
     unit_angle: f32,
     tolerance: f32,
     /// Derived from `unit_angle` once, not per solve.
-    unit: UnitTrig,
+    pub(crate) unit: UnitTrig,
 }
 
 /// The unit angle's trigonometry, as each step uses it.
@@ -353,13 +353,7 @@ fn solve_to(
     let sin_skip_sq = SKIP_ANGLE.sin() * SKIP_ANGLE.sin();
     if legs {
         if let Some(leg) = Leg::new(links, effector_model, target_model) {
-            let steps = Steps {
-                iterations: params.iterations,
-                tolerance: params.tolerance,
-                sin_skip_sq,
-                unit: params.unit,
-            };
-            let (best, iterations, saved) = solve_leg(&leg, &steps);
+            let (best, iterations, saved) = solve_leg(&leg, params, sin_skip_sq);
             // (A leg too long for its squared distances, beyond 1e19, never improves on
             // infinity: the general loop measures it without squares.)
             if best < f32::INFINITY {

@@ -26,7 +26,7 @@ use core::f32::consts::PI;
 
 use glam::{Quat, Vec3, Vec3A};
 
-use crate::ccd::UnitTrig;
+use crate::ccd::CcdParams;
 use crate::chain::inverse_root;
 use crate::direction::shortest_arc_a;
 use crate::turn::rotate;
@@ -53,9 +53,8 @@ pub(crate) struct Leg {
     /// The target from the hip, and its squared length (from the model-frame vector).
     target: Vec3A,
     target_sq: f32,
-    /// The knee's range and its half-angle pairs.
-    lo: f32,
-    hi: f32,
+    /// The middle of the knee's range, and the half-angle pairs of its bounds.
+    mid: f32,
     lo_half: Half,
     hi_half: Half,
 }
@@ -109,20 +108,11 @@ impl Leg {
             rest,
             target: rotate(inverse, hip_to_target),
             target_sq: hip_to_target.length_squared(),
-            lo: range.lo,
-            hi: range.hi,
+            mid: (range.lo + range.hi) * 0.5,
             lo_half: half(range.lo_half),
             hi_half: half(range.hi_half),
         })
     }
-}
-
-/// The general solver's per-solve constants.
-pub(crate) struct Steps {
-    pub(crate) iterations: u32,
-    pub(crate) tolerance: f32,
-    pub(crate) sin_skip_sq: f32,
-    pub(crate) unit: UnitTrig,
 }
 
 /// A half-angle pair `(cos(a/2), sin(a/2))`.
@@ -142,20 +132,21 @@ impl Half {
         }
     }
 
-    /// `a < b` for `a/2` in `[−π, π]` (this pair) and `b/2` in `[−π/2, π/2]` (`b`, so
-    /// `b.c >= 0`): on the right half of the circle the sine orders the angles; on the left
-    /// the angle is beyond ±π/2, below `b/2` when its sine is negative.
+    /// `a < b` for `a/2` in `[−π, π]` (this pair, of length `norm`) and `b/2` in
+    /// `[−π/2, π/2]` (unit `b`, so `b.c >= 0`): on the right half of the circle the sine
+    /// orders the angles; on the left the angle is beyond ±π/2, below `b/2` when its sine is
+    /// negative.
     #[inline]
-    fn below(self, b: Self) -> bool {
+    fn below(self, b: Self, norm: f32) -> bool {
         let right = self.c >= 0.0;
-        (right & (self.s < b.s)) | (!right & (self.s < 0.0))
+        (right & (self.s < b.s * norm)) | (!right & (self.s < 0.0))
     }
 
     /// `a > b`, as [`Half::below`].
     #[inline]
-    fn above(self, b: Self) -> bool {
+    fn above(self, b: Self, norm: f32) -> bool {
         let right = self.c >= 0.0;
-        (right & (self.s > b.s)) | (!right & (self.s > 0.0))
+        (right & (self.s > b.s * norm)) | (!right & (self.s > 0.0))
     }
 
     /// The pair of `−a`.
@@ -171,12 +162,12 @@ impl Half {
 /// Runs the leg's iterations as the general loop does; returns the kept distance, the
 /// iterations run and the kept local rotations.
 #[inline(always)]
-pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
+pub(crate) fn solve_leg(leg: &Leg, params: &CcdParams, sin_skip_sq: f32) -> (f32, u32, [Quat; 2]) {
     let (lo, hi) = (leg.lo_half, leg.hi_half);
-    let half_mid = (leg.lo + leg.hi) * 0.5;
+    let unit = params.unit;
     let unit_half = Half {
-        c: steps.unit.half_cos,
-        s: steps.unit.half_sin,
+        c: unit.half_cos,
+        s: unit.half_sin,
     };
     let (knee, axis) = (leg.knee, leg.axis);
     // The effector from the knee at knee angle φ (Rodrigues): `along + cos φ·across +
@@ -199,11 +190,11 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
     let target_length = target_sq.sqrt();
     let target_rcp = target_length.recip();
 
-    let tolerance_sq = steps.tolerance * steps.tolerance;
+    let tolerance_sq = params.tolerance() * params.tolerance();
     let mut best_sq = f32::INFINITY;
     let mut best_thigh = thigh_local;
     let mut iterations = 0;
-    for iteration in 0..steps.iterations {
+    for iteration in 0..params.iterations() {
         iterations += 1;
         // Knee.
         if let Some((e, t, scale_sq)) = common_scale(from_knee, to_target) {
@@ -243,11 +234,11 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
                     c: new_c * inverse,
                     s: new_s * inverse,
                 };
-                if new.below(lo) || new.above(hi) {
+                if new.below(lo, 1.0) || new.above(hi, 1.0) {
                     let mirrored = new.negated();
-                    if (mirrored.above(lo) && mirrored.below(hi))
-                        || (half_mid < 0.0 && new.s > 0.0)
-                        || (half_mid > 0.0 && new.s < 0.0)
+                    if (mirrored.above(lo, 1.0) && mirrored.below(hi, 1.0))
+                        || (leg.mid < 0.0 && new.s > 0.0)
+                        || (leg.mid > 0.0 && new.s < 0.0)
                     {
                         // |mid − a| > |mid + a| in the second test: `a` on the other side
                         // of 0 from the middle.
@@ -255,13 +246,11 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
                     }
                 }
             }
-            let right = new_c >= 0.0;
-            let below = (right & (new_s < lo.s * norm)) | (!right & (new_s < 0.0));
-            let above = (right & (new_s > hi.s * norm)) | (!right & (new_s > 0.0));
-            if below {
+            let new = Half { c: new_c, s: new_s };
+            if new.below(lo, norm) {
                 from_knee = at_lo;
                 angle = lo;
-            } else if above {
+            } else if new.above(hi, norm) {
                 from_knee = at_hi;
                 angle = hi;
             } else {
@@ -298,9 +287,9 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
             let dot = e.dot(t);
             let cross = e.cross(t);
             let cross_sq = cross.length_squared();
-            if !(dot > 0.0 && cross_sq < steps.sin_skip_sq * scale_sq) {
+            if !(dot > 0.0 && cross_sq < sin_skip_sq * scale_sq) {
                 // The step (any length, with its squared length); the target turned back.
-                let (step, step_sq) = if dot >= steps.unit.cos * scale {
+                let (step, step_sq) = if dot >= unit.cos * scale {
                     // The whole arc: the target comes onto the effector's line, at its own
                     // distance.
                     let w = scale + dot;
@@ -325,8 +314,8 @@ pub(crate) fn solve_leg(leg: &Leg, steps: &Steps) -> (f32, u32, [Quat; 2]) {
                     let axis = cross
                         .try_normalize()
                         .unwrap_or_else(|| e.any_orthonormal_vector());
-                    let v = axis * steps.unit.half_sin;
-                    let step = Quat::from_xyzw(v.x, v.y, v.z, steps.unit.half_cos);
+                    let v = axis * unit.half_sin;
+                    let step = Quat::from_xyzw(v.x, v.y, v.z, unit.half_cos);
                     target = rotate(step.conjugate(), target);
                     to_target = target - knee;
                     (step, 1.0)
