@@ -7,7 +7,9 @@ use core::f32::consts::PI;
 use glam::{EulerRot, Quat, Vec3, Vec3A};
 
 use crate::ccd_leg::{solve_leg, Leg};
-use crate::chain::{check_iterations, check_len, check_param, check_quat, check_vec};
+use crate::chain::{
+    check_iterations, check_len, check_param, check_quat, check_vec, CorrectedChain,
+};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
 use crate::limits::{euler_pair, wrap};
@@ -323,19 +325,14 @@ const FAR: f32 = 1e17;
 /// The effector's model position once `corrections_local` are right-multiplied into the
 /// links' local rotations.
 fn effector_after(links: &[CcdLink], effector_model: Vec3, corrections_local: &[Quat]) -> Vec3 {
-    // New model rotation of link `i`: `R_i' = R_(i−1)' · R_(i−1)⁻¹ · R_i · c_i`; offsets
-    // from a link turn with its change `R_i' · R_i⁻¹`.
-    let mut position = links[0].position;
-    let mut change = Quat::IDENTITY;
-    for (i, (link, c)) in links.iter().zip(corrections_local).enumerate() {
+    let mut chain = CorrectedChain::new(links[0].position);
+    for (i, (link, &correction)) in links.iter().zip(corrections_local).enumerate() {
         if i > 0 {
-            position += change * (link.position - links[i - 1].position);
+            chain.advance(link.position - links[i - 1].position);
         }
-        let rotation = link.rotation.normalize();
-        let turned = (change * rotation * *c).normalize();
-        change = turned * rotation.conjugate();
+        chain.turn(link.rotation, correction);
     }
-    position + change * (effector_model - links[links.len() - 1].position)
+    chain.advance(effector_model - links[links.len() - 1].position)
 }
 
 /// The solve toward `target_model` (within `FAR` of the base), inputs checked.

@@ -118,19 +118,48 @@ pub fn apply_corrections(
         joints_model.len(),
     )?;
     check_len("out_model", joints_model.len(), out_model.len())?;
-    let mut delta_model = Quat::IDENTITY;
+    let mut chain = CorrectedChain::new(joints_model[0].position);
     out_model[0].position = joints_model[0].position;
     for (i, &correction) in corrections_local.iter().enumerate() {
-        let rotation_model = joints_model[i].rotation;
-        let new_rotation_model = (delta_model * rotation_model * correction).normalize();
-        out_model[i].rotation = new_rotation_model;
-        delta_model = (new_rotation_model * rotation_model.inverse()).normalize();
-        let segment_model = joints_model[i + 1].position - joints_model[i].position;
-        out_model[i + 1].position = out_model[i].position + delta_model * segment_model;
+        out_model[i].rotation = chain.turn(joints_model[i].rotation, correction);
+        out_model[i + 1].position =
+            chain.advance(joints_model[i + 1].position - joints_model[i].position);
     }
     let last = joints_model.len() - 1;
-    out_model[last].rotation = (delta_model * joints_model[last].rotation).normalize();
+    out_model[last].rotation = (chain.delta * joints_model[last].rotation).normalize();
     Ok(())
+}
+
+/// [`apply_corrections`] one link at a time, for chains held in other shapes: link `i`'s new
+/// model rotation is `Δ_(i−1)·R_i·c_i`, and everything beyond it turns by its change
+/// `Δ_i = R_i'·R_i⁻¹`.
+pub(crate) struct CorrectedChain {
+    delta: Quat,
+    position: Vec3,
+}
+
+impl CorrectedChain {
+    /// At the chain's (fixed) base.
+    pub(crate) fn new(base_model: Vec3) -> Self {
+        Self {
+            delta: Quat::IDENTITY,
+            position: base_model,
+        }
+    }
+
+    /// The link at the current point, model rotation `rotation_model` before its correction:
+    /// its new model rotation.
+    pub(crate) fn turn(&mut self, rotation_model: Quat, correction_local: Quat) -> Quat {
+        let new_rotation_model = (self.delta * rotation_model * correction_local).normalize();
+        self.delta = (new_rotation_model * rotation_model.inverse()).normalize();
+        new_rotation_model
+    }
+
+    /// The next point, `segment_model` beyond the current one before the corrections.
+    pub(crate) fn advance(&mut self, segment_model: Vec3) -> Vec3 {
+        self.position += self.delta * segment_model;
+        self.position
+    }
 }
 
 /// `1/√x` as `√x · (1/x)`: the root and the reciprocal run side by side instead of one after
