@@ -372,10 +372,8 @@ fn solve_to(
         s.saved_local[i] = local;
         s.kind[i] = match &link.limit {
             None => LinkKind::Free,
-            Some(limit) => match limit.single_axis() {
-                Some(axis) => {
-                    LinkKind::Plane(Vec3A::AXES[axis], limit.min()[axis], limit.max()[axis])
-                }
+            Some(limit) => match limit.axis_range() {
+                Some(range) => LinkKind::Plane(Vec3A::AXES[range.axis], range.lo, range.hi),
                 None => LinkKind::Box(*limit),
             },
         };
