@@ -40,10 +40,12 @@ fn limit_cone_near_axis(perp: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
 /// `v` normalised (or `fallback` when `v` is zero or not finite, as `try_normalize`) and then
 /// limited as [`limit_cone`], with the segment of `length` along it: `(d, d·length)`.
 ///
-/// Inside the cone (the usual case) both come from `√(|v|²)` and `1/|v|²`, computed side by
-/// side rather than a root and then a division, which shortens the dependency chain of a
-/// FABRIK pass: the segment is `v · (√|v|² · (length/|v|²))` (a rounding or two from
-/// `d·length`). A `v` outside is taken to the rim from its unnormalised part across `axis`.
+/// Inside the cone (the usual case) the segment is `(v · (length/|v|²)) · √|v|²`, the
+/// division and the root side by side rather than one after the other, which shortens the
+/// dependency chain of a FABRIK pass (the next segment waits on this one), and `d` is the
+/// segment times `inverse_length` (`1/length`, precomputed), off that chain: a few roundings
+/// from `v/|v|` each, and no second division competing with the first for the divider. A `v`
+/// outside is taken to the rim from its unnormalised part across `axis`.
 #[inline]
 pub(crate) fn normalize_limit_cone(
     v: Vec3A,
@@ -52,20 +54,20 @@ pub(crate) fn normalize_limit_cone(
     cos: f32,
     sin: f32,
     length: f32,
+    inverse_length: f32,
 ) -> (Vec3A, Vec3A) {
     let length_sq = v.length_squared();
     if !(1e-30..f32::INFINITY).contains(&length_sq) {
-        // Zero, not finite, or so short that `1/|v|²` would overflow.
+        // Zero, not finite, or so short that `length/|v|²` could overflow.
         let d = normalize_limit_cone_cold(v, length_sq, fallback, axis, cos, sin);
         return (d, d * length);
     }
     // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
     let a = v.dot(axis);
     let root = length_sq.sqrt();
-    let inverse_sq = length_sq.recip();
     if a >= cos * root {
-        let d = v * (root * inverse_sq);
-        return (d, v * (root * (length * inverse_sq)));
+        let segment = (v * (length / length_sq)) * root;
+        return (segment * inverse_length, segment);
     }
     let perp = v - axis * a;
     let perp_sq = perp.length_squared();
@@ -155,15 +157,18 @@ pub(crate) fn constrain_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> Ve
 
 /// [`constrain_hinge`] for an orthonormal `frame` in a FABRIK pass, as a [`HingeStep`]: the
 /// unit direction, the segment of `length` along it, and the result's coordinates along the
-/// frame's reference and side. Inside the range the root and the reciprocal of the squared
-/// in-plane length are computed side by side (as [`normalize_limit_cone`]); a clamped result
-/// is the bound's rim point itself (unit for an orthonormal frame, so not renormalised).
+/// frame's reference and side. Inside the range the root and `length` over the squared
+/// in-plane length are computed side by side, and the direction and the scale follow from
+/// the segment with `inverse_length` (`1/length`), as in [`normalize_limit_cone`]; a clamped
+/// result is the bound's rim point itself (unit for an orthonormal frame, so not
+/// renormalised).
 #[inline]
 pub(crate) fn constrain_hinge_step(
     d: Vec3A,
     frame: &HingeFrame,
     hinge: &Hinge,
     length: f32,
+    inverse_length: f32,
 ) -> HingeStep {
     match clamp_hinge(d, frame, hinge) {
         HingeClamp::Inside {
@@ -173,24 +178,30 @@ pub(crate) fn constrain_hinge_step(
             length_sq,
             root,
         } => {
-            // (Below 1e-30 the reciprocal of the square could overflow.)
-            let (scale, segment_scale) = if length_sq >= 1e-30 {
-                let inverse_sq = length_sq.recip();
-                (root * inverse_sq, root * (length * inverse_sq))
+            // (Below 1e-30 `length` over the square could overflow.)
+            if length_sq >= 1e-30 {
+                let over_sq = length / length_sq;
+                let segment = (plane * over_sq) * root;
+                HingeStep {
+                    dir: segment * inverse_length,
+                    segment,
+                    cos,
+                    sin,
+                    scale: root * (over_sq * inverse_length),
+                }
             } else {
                 // Scaled by the larger coordinate first: a square this small has lost
                 // precision.
                 let m = cos.abs().max(sin.abs());
                 let (c, s) = (cos / m, sin / m);
-                let inverse = (c * c + s * s).sqrt().recip() / m;
-                (inverse, length * inverse)
-            };
-            HingeStep {
-                dir: plane * scale,
-                segment: plane * segment_scale,
-                cos,
-                sin,
-                scale,
+                let scale = (c * c + s * s).sqrt().recip() / m;
+                HingeStep {
+                    dir: plane * scale,
+                    segment: plane * (length * scale),
+                    cos,
+                    sin,
+                    scale,
+                }
             }
         }
         HingeClamp::Bound { sin, cos } => {
@@ -398,7 +409,7 @@ mod tests {
             Vec3A::new(0.0, 2e-19, 1e-19),
         ] {
             for (cos, sin) in [(c, s), (-2.0, 0.0)] {
-                let (d, segment) = normalize_limit_cone(v, Vec3A::Y, Vec3A::X, cos, sin, 0.5);
+                let (d, segment) = normalize_limit_cone(v, Vec3A::Y, Vec3A::X, cos, sin, 0.5, 2.0);
                 assert!(
                     d.is_normalized() && (segment.length() - 0.5).abs() < 1e-6,
                     "{d}"
@@ -406,7 +417,7 @@ mod tests {
             }
             let h = Hinge::new(Vec3::Z, Vec3::X, -3.0, 3.0).unwrap();
             let f = HingeFrame::new(Quat::IDENTITY, &h);
-            let step = constrain_hinge_step(v, &f, &h, 0.5);
+            let step = constrain_hinge_step(v, &f, &h, 0.5, 2.0);
             assert!(step.dir.is_normalized(), "{v}: {:?}", step.dir);
             assert!((step.segment.length() - 0.5).abs() < 1e-6);
             let d = safe_direction(v.into(), Vec3::Y);

@@ -149,6 +149,8 @@ pub struct FabrikScratch {
     hinge_relative: Vec<[Vec3A; 3]>,
     /// Hinge chains: `(cos, sin)` of the rest direction's angle in its own hinge frame.
     hinge_rest_cos_sin: Vec<(f32, f32)>,
+    /// `1 / length` of each non-zero segment (0 for zero-length ones).
+    inverse_length: Vec<f32>,
     /// Rotor chains: `(cos, sin)` of link `i`'s own rotor, [`NO_CONE`] without one.
     cone_own: Vec<(f32, f32)>,
     /// Rotor chains: `(cos, sin)` of the rotor the backward pass holds segment `i` in (the
@@ -196,6 +198,7 @@ impl FabrikScratch {
         fit(&mut self.best_delta_model, n, Quat::IDENTITY);
         fit(&mut self.hinge_relative, n, [Vec3A::ZERO; 3]);
         fit(&mut self.hinge_rest_cos_sin, n, (1.0, 0.0));
+        fit(&mut self.inverse_length, n, 0.0);
         fit(&mut self.cone_own, n, NO_CONE);
         fit(&mut self.cone_next, n, NO_CONE);
     }
@@ -300,6 +303,7 @@ fn solve_fabrik_body(
         };
         fallback = dir;
         s.length[i] = length;
+        s.inverse_length[i] = if length > 0.0 { length.recip() } else { 0.0 };
         s.dir0_model[i] = dir;
         s.dir_model[i] = dir;
         s.pos_model[i] = joints_model[i].position.into();
@@ -606,6 +610,7 @@ fn forward_pass(
 #[inline(always)]
 fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
     let length = &s.length[..n];
+    let inverse_length = &s.inverse_length[..n];
     let cone_next = &s.cone_next[..n];
     let pos = &mut s.pos_model[..=n];
     let dir = &mut s.dir_model[..n];
@@ -620,8 +625,15 @@ fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
         }
         let (cos, sin) = cone_next[i];
         // With no cone (`cos` = −2) the axis is never read.
-        let (d, segment) =
-            normalize_limit_cone(next - pos[i], dir[i], next_dir, cos, sin, length[i]);
+        let (d, segment) = normalize_limit_cone(
+            next - pos[i],
+            dir[i],
+            next_dir,
+            cos,
+            sin,
+            length[i],
+            inverse_length[i],
+        );
         dir[i] = d;
         next_dir = d;
         next -= segment;
@@ -633,6 +645,7 @@ fn backward_pass_rotors(s: &mut FabrikScratch, n: usize, target_model: Vec3A) {
 #[inline(always)]
 fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
     let length = &s.length[..n];
+    let inverse_length = &s.inverse_length[..n];
     let cone_own = &s.cone_own[..n];
     let pos = &mut s.pos_model[..=n];
     let dir = &mut s.dir_model[..n];
@@ -645,7 +658,15 @@ fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
         if length[i] > 0.0 {
             let (cos, sin) = cone_own[i];
             let segment;
-            (d, segment) = normalize_limit_cone(pos[i + 1] - start, d, axis, cos, sin, length[i]);
+            (d, segment) = normalize_limit_cone(
+                pos[i + 1] - start,
+                d,
+                axis,
+                cos,
+                sin,
+                length[i],
+                inverse_length[i],
+            );
             dir[i] = d;
             start += segment;
         }
@@ -660,6 +681,7 @@ fn forward_pass_rotors(s: &mut FabrikScratch, n: usize, base_model: Vec3A) {
 fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3A) {
     let n = links.len();
     let length = &s.length[..n];
+    let inverse_length = &s.inverse_length[..n];
     let pos = &mut s.pos_model[..=n];
     let dir = &mut s.dir_model[..n];
     let hinge = &s.hinge_carried_model[..n];
@@ -669,7 +691,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
         let Some(IkJoint::Hinge(h)) = &links[i].joint else {
             unreachable!("hinge chains hold hinges only")
         };
-        let step = constrain_hinge_step(next - pos[i], &hinge[i], h, length[i]);
+        let step = constrain_hinge_step(next - pos[i], &hinge[i], h, length[i], inverse_length[i]);
         dir[i] = step.dir;
         next -= step.segment;
         pos[i] = next;
@@ -686,6 +708,7 @@ fn backward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, target_mode
 fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: Vec3A) {
     let n = links.len();
     let length = &s.length[..n];
+    let inverse_length = &s.inverse_length[..n];
     let pos = &mut s.pos_model[..=n];
     let dir = &mut s.dir_model[..n];
     let relative = &s.hinge_relative[..n];
@@ -699,7 +722,8 @@ fn forward_pass_hinges(links: &[FabrikLink], s: &mut FabrikScratch, base_model: 
             unreachable!("hinge chains hold hinges only")
         };
         hinge_carried[i] = frame;
-        let step = constrain_hinge_step(pos[i + 1] - start, &frame, h, length[i]);
+        let step =
+            constrain_hinge_step(pos[i + 1] - start, &frame, h, length[i], inverse_length[i]);
         let (c, sn, scale) = (step.cos, step.sin, step.scale);
         dir[i] = step.dir;
         start += step.segment;
