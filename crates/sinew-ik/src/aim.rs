@@ -295,9 +295,11 @@ fn solve_aim_body(
         let pole_local = rotate(inverse, Vec3A::from(pole_model));
         let pole_normal = target_dir.cross(pole_local);
         let joint_normal = rotate_scaled(swing, side);
-        let lengths_sq = pole_normal.length_squared() * side.length_squared() * swing_sq * swing_sq;
-        correction = if lengths_sq > 1e-20 * swing_sq * swing_sq && lengths_sq.is_finite() {
-            let lengths = lengths_sq.sqrt();
+        // |n|·|d × p| = |offsetted × up|·|swing|²·|d × p|: the root of the two cross products'
+        // squares does not wait for the swing.
+        let normals_sq = pole_normal.length_squared() * side.length_squared();
+        correction = if normals_sq > 1e-20 && normals_sq.is_finite() {
+            let lengths = normals_sq.sqrt() * swing_sq;
             let cos = joint_normal.dot(pole_normal);
             let sin = joint_normal.dot(pole_local);
             // With `l = |n|·|d × p|` (so `cos² + sin² = l²`), the half-angle pair is
