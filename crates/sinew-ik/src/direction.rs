@@ -57,7 +57,7 @@ pub(crate) fn normalize_limit_cone(
     inverse_length: f32,
 ) -> (Vec3A, Vec3A) {
     let length_sq = v.length_squared();
-    if !(1e-30..f32::INFINITY).contains(&length_sq) {
+    if !(overflow_floor(length)..f32::INFINITY).contains(&length_sq) {
         // Zero, not finite, or so short that `length/|v|²` could overflow.
         let d = normalize_limit_cone_cold(v, length_sq, fallback, axis, cos, sin);
         return (d, d * length);
@@ -80,8 +80,16 @@ pub(crate) fn normalize_limit_cone(
     (d, d * length)
 }
 
+/// The squared length below which `length/|v|²` could overflow f32 (or `|v|²` has lost
+/// precision to underflow): `1e-30`, or `length·1e-37` for segments longer than 1e7.
+#[inline(always)]
+fn overflow_floor(length: f32) -> f32 {
+    (length * 1e-37).max(1e-30)
+}
+
 /// [`normalize_limit_cone`]'s direction out of line, for `|v|²` zero, not finite or below
-/// 1e-30: `v`'s direction when `|v|²` is finite and non-zero, else `fallback`, then limited.
+/// [`overflow_floor`]: `v`'s direction when `|v|²` is finite and non-zero, else `fallback`,
+/// then limited.
 #[cold]
 #[inline(never)]
 fn normalize_limit_cone_cold(
@@ -178,8 +186,7 @@ pub(crate) fn constrain_hinge_step(
             length_sq,
             root,
         } => {
-            // (Below 1e-30 `length` over the square could overflow.)
-            if length_sq >= 1e-30 {
+            if length_sq >= overflow_floor(length) {
                 let over_sq = length / length_sq;
                 let segment = (plane * over_sq) * root;
                 HingeStep {

@@ -111,6 +111,41 @@ fn unconstrained_target_at_base_and_huge_target() {
     assert!(dirs(&out)[0].dot(Vec3::new(0.6, 0.0, 0.8)) > 1.0 - 1e-4);
 }
 
+/// Bones 1e9 long and a target 1e-15 from a joint at the origin: the first pulled segment is
+/// `length / |v|²` ≈ 1e39 times its raw vector — beyond f32 — so it must take the guarded path.
+#[test]
+fn long_bones_and_a_target_next_to_a_joint() {
+    let joints: Vec<ChainJoint> = straight_chain(3, 1e9)
+        .into_iter()
+        .map(|j| ChainJoint::at(j.position - Vec3::X * 2e9))
+        .collect();
+    assert_eq!(joints[2].position, Vec3::ZERO);
+    let free = vec![FabrikLink::FREE; 3];
+    for (name, links) in [
+        ("free", free),
+        ("rotors", rotor_links(3)),
+        ("hinges", hinge_links(3)),
+    ] {
+        for target in [Vec3::new(1e-15, 1e-15, 0.0), Vec3::new(0.0, 7e-16, 0.0)] {
+            let (r, c) = solve(&joints, &links, target, &FabrikParams::default());
+            assert!(r.residual.is_finite(), "{name} {target}: {r:?}");
+            assert!(
+                c.iter().all(|q| q.is_finite() && q.is_normalized()),
+                "{name} {target}: {c:?}"
+            );
+            let out = fk(&joints, &c);
+            for (a, b) in joints.windows(2).zip(out.windows(2)) {
+                let la = (a[1].position - a[0].position).length();
+                let lb = (b[1].position - b[0].position).length();
+                assert!(
+                    (la / lb - 1.0).abs() < 1e-5,
+                    "{name}: length {la} became {lb}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn rotor_chain_reaches_and_respects_cones() {
     let joints = straight_chain(10, 1.0);
