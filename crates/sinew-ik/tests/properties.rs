@@ -181,6 +181,52 @@ proptest! {
         }
     }
 
+    /// Any scale (bones from 1e-7 to 6e9 long) and targets from the chain's size down to 1e-40
+    /// of it beside a joint: free, rotor and hinge chains stay finite, unit and
+    /// length-preserving.
+    #[test]
+    fn fabrik_any_scale_is_sane(
+        joints in chain(),
+        exponent in -6.0f32..9.5,
+        near in 0usize..8,
+        offset in vec3(1.0),
+        offset_exponent in -40.0f32..0.5,
+        kind in 0usize..3,
+        angles in prop::collection::vec(-PI..PI, 1..7),
+    ) {
+        // Hinges about bone-local Z over a chain in the XY plane: the hinge chains' own passes.
+        let joints = if kind == 2 {
+            let dirs: Vec<Vec3> = angles.iter().map(|a| Vec3::new(a.cos(), a.sin(), 0.0)).collect();
+            chain_from_directions(&dirs, 1.0)
+        } else {
+            joints
+        };
+        // Scaled about joint `near`, which is put at the origin so that offsets far below the
+        // bones' size stay representable.
+        let scale = 10f32.powf(exponent);
+        let n = joints.len() - 1;
+        let origin = joints[near.min(n)].position;
+        let joints: Vec<ChainJoint> = joints
+            .iter()
+            .map(|j| ChainJoint::new((j.position - origin) * scale, j.rotation))
+            .collect();
+        let t = offset * (scale * 10f32.powf(offset_exponent));
+        let links = match kind {
+            0 => vec![FabrikLink::FREE; n],
+            1 => rotor_links(n),
+            _ => hinge_links(n),
+        };
+        let (r, c) = fabrik(&joints, &links, t, &FabrikParams::default());
+        prop_assert!(r.residual.is_finite(), "{:?}", r);
+        prop_assert!(c.iter().all(|q| q.is_finite() && q.is_normalized()), "{:?}", c);
+        let out = fk(&joints, &c);
+        for (a, b) in joints.windows(2).zip(out.windows(2)) {
+            let la = (a[1].position - a[0].position).length();
+            let lb = (b[1].position - b[0].position).length();
+            prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "length {} -> {}", la, lb);
+        }
+    }
+
     #[test]
     fn fabrik_euler_boxes_hold(joints in chain(), lo in vec3(1.5), span in vec3(1.5), t in target()) {
         let min = lo.min(Vec3::ZERO);
