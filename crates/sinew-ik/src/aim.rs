@@ -304,13 +304,17 @@ fn solve_aim_body(
             let sin = joint_normal.dot(pole_local);
             // With `l = |n|·|d × p|` (so `cos² + sin² = l²`), the half-angle pair is
             // `(l + cos, sin)`, or `(sin, l − cos)` (the same direction, no cancellation) past
-            // a right angle, a half-turn for opposite normals: with `x = l + |cos|` its squared
-            // length is `2·l·x`, no sum of squares to wait for.
+            // a right angle, a half-turn for opposite normals. Its squared length is `x² + sin²`
+            // with `x = l + |cos|`, not the identity's `2·l·x`: with the pole within a few
+            // degrees of the aim line, `sin = n · p` has lost digits (n is orthogonal to d only
+            // to rounding, and `p`'s part along d is most of it), so `cos² + sin²` and `l²`
+            // differ by up to 1e-4 relative at 1e-3 rad — the turn's angle is then that
+            // uncertain, but the correction stays unit.
             let x = lengths + cos.abs();
             let (w, s) = if cos >= 0.0 { (x, sin) } else { (sin, x) };
             let v = target_dir * s;
             let plane = Quat::from_xyzw(v.x, v.y, v.z, w);
-            let plane_sq = 2.0 * lengths * x;
+            let plane_sq = x * x + sin * sin;
             // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
             let product_sq = plane_sq * swing_sq;
             if (1e-30..=1e30).contains(&product_sq) {

@@ -128,3 +128,37 @@ fn near_degenerate_pole_and_target_stay_finite() {
         }
     }
 }
+
+/// A pole within a few degrees of the aim line (either way along it): the turn about the
+/// line is poorly conditioned there (1e-4 relative at 1e-3 rad), but the correction must stay
+/// unit to f32 rounding and still aim exactly.
+#[test]
+fn pole_near_the_aim_line_keeps_the_correction_unit() {
+    let offset = Vec3::new(0.05, 0.07, 0.1);
+    for (i, rotation) in [
+        Quat::IDENTITY,
+        Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0),
+        Quat::from_xyzw(-0.8066756, 0.0656984, -0.26133338, 0.52598774),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let joint = ChainJoint::new(Vec3::new(0.4, 1.5, -0.2), rotation);
+        let params = AimParams::new(Vec3::Z, Vec3::Y, offset, 0.0, 1.0, None).unwrap();
+        let target = Vec3::new(2.0, -1.0, 3.0);
+        let aim = (target - joint.position).normalize();
+        for sign in [1.0f32, -1.0] {
+            for angle in [3e-2f32, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4] {
+                for k in 0..8 {
+                    let around = k as f32 * core::f32::consts::TAU / 8.0;
+                    let across = Quat::from_axis_angle(aim, around) * aim.any_orthonormal_vector();
+                    let pole = aim * (sign * angle.cos()) + across * angle.sin();
+                    let r = solve_aim(&joint, target, pole, &params).unwrap();
+                    let unit = (r.correction.length_squared() - 1.0).abs();
+                    assert!(unit <= 1e-6, "{i} {sign} {angle} {k}: |q|² − 1 = {unit:e}");
+                    assert!(r.reached && r.angle_error == 0.0, "{r:?}");
+                }
+            }
+        }
+    }
+}

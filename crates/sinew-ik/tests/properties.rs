@@ -376,4 +376,61 @@ proptest! {
             prop_assert!(r.reached && r.angle_error < 1e-3, "{:?}", r);
         }
     }
+    /// Two-bone, CCD (legs included) and aim at any scale (1e-7 to 6e9) with targets from the
+    /// problem's size down to 1e-40 of it beside a joint put at the origin: finite, unit,
+    /// length-preserving.
+    #[test]
+    fn other_solvers_any_scale_are_sane(
+        joints in chain(),
+        exponent in -6.0f32..9.5,
+        near in 0usize..8,
+        offset in vec3(1.0),
+        offset_exponent in -40.0f32..0.5,
+        pole in unit(),
+        eye in vec3(0.2),
+        knee in (0usize..3, -PI..0.0f32),
+    ) {
+        let scale = 10f32.powf(exponent);
+        let n = joints.len() - 1;
+        let origin = joints[near.min(n)].position;
+        let joints: Vec<ChainJoint> = joints
+            .iter()
+            .map(|j| ChainJoint::new((j.position - origin) * scale, j.rotation))
+            .collect();
+        let t = offset * (scale * 10f32.powf(offset_exponent));
+
+        // Two-bone over the first two links (or the chain's end repeated).
+        let three = [joints[0], joints[1.min(n)], joints[2.min(n)]];
+        let r = solve_two_bone(&three, t, None, pole, &TwoBoneParams::default()).unwrap();
+        prop_assert!(r.corrections.iter().all(|q| q.is_finite() && q.is_normalized()) && r.short.is_finite(), "{:?}", r);
+        let out = fk(&three, &r.corrections[..2]);
+        for (a, b) in three.windows(2).zip(out.windows(2)) {
+            let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+            prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "two-bone length {} -> {}", la, lb);
+        }
+
+        // CCD over the whole chain, the second link a knee when there is one.
+        let links: Vec<CcdLink> = (0..n).map(|i| {
+            let local = if i == 0 { joints[0].rotation } else { joints[i - 1].rotation.inverse() * joints[i].rotation };
+            let limit = (i == 1).then(|| {
+                let (mut min, max) = (Vec3::ZERO, Vec3::ZERO);
+                min[knee.0] = knee.1;
+                RotationLimit::new(min, max).unwrap()
+            });
+            CcdLink { position: joints[i].position, rotation: joints[i].rotation, local_rotation: local, limit }
+        }).collect();
+        let mut c = vec![Quat::IDENTITY; n];
+        let r = solve_ccd(&links, joints[n].position, t, &CcdParams::new(40, 1.0, 1e-4 * scale).unwrap(), &mut CcdScratch::new(), &mut c).unwrap();
+        prop_assert!(r.residual.is_finite() && c.iter().all(|q| q.is_finite() && q.is_normalized()), "{:?} {:?}", r, c);
+        let out = fk(&joints, &c);
+        for (a, b) in joints.windows(2).zip(out.windows(2)) {
+            let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+            prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "CCD length {} -> {}", la, lb);
+        }
+
+        // Aim from the first joint, its eye offset at the problem's scale.
+        let params = AimParams::new(Vec3::Z, Vec3::Y, eye * scale, 0.3, 1.0, None).unwrap();
+        let r = solve_aim(&joints[0], t, pole, &params).unwrap();
+        prop_assert!(r.correction.is_finite() && r.correction.is_normalized() && r.angle_error.is_finite(), "{:?}", r);
+    }
 }
