@@ -5,6 +5,7 @@ use core::f32::consts::PI;
 
 use glam::{Mat3A, Quat, Vec3, Vec3A};
 
+use crate::chain::inverse_root;
 use crate::limits::Hinge;
 
 /// Squared length under which a vector counts as zero.
@@ -21,9 +22,12 @@ pub(crate) fn limit_cone(d: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
     let perp = d - axis * c;
     let perp_sq = perp.length_squared();
     if perp_sq >= 1e-2 {
-        // Well away from ±axis, `perp` is orthogonal to `axis` to rounding, so the rim point
-        // is unit without a second normalisation.
-        return axis * cos + perp * (sin / perp_sq.sqrt());
+        // Well away from ±axis. The rim point is normalised once more: an `axis` off unit by
+        // ε leaves `perp` off orthogonal by `c·ε`, which the rim point would carry as up to
+        // `2·cos·sin·cot θ·ε ≤ 10·ε` — and a chain whose every link meets its cone (each
+        // link's axis the previous link's result) would compound that link by link.
+        let rim = axis * cos + perp * (sin / perp_sq.sqrt());
+        return rim * inverse_root(rim.length_squared());
     }
     limit_cone_near_axis(perp, axis, cos, sin)
 }
@@ -72,8 +76,10 @@ pub(crate) fn normalize_limit_cone(
     let perp = v - axis * a;
     let perp_sq = perp.length_squared();
     let d = if perp_sq >= 1e-2 * length_sq {
-        // `sin/|perp|` as `sin·√(|perp|²)·(1/|perp|²)`: root and reciprocal side by side.
-        axis * cos + perp * (sin * perp_sq.sqrt() * perp_sq.recip())
+        // `sin/|perp|` as `sin·√(|perp|²)·(1/|perp|²)`: root and reciprocal side by side;
+        // normalised once more, as in `limit_cone`.
+        let rim = axis * cos + perp * (sin * perp_sq.sqrt() * perp_sq.recip());
+        rim * inverse_root(rim.length_squared())
     } else {
         limit_cone(v / root, axis, cos, sin)
     };

@@ -174,6 +174,57 @@ fn rotor_chain_reaches_and_respects_cones() {
     assert!(solved >= 97, "solved {solved}/100");
 }
 
+/// A case found by `fabrik_any_scale_is_sane` (a rotor chain 1.5e-4 long, the target 1e-11
+/// from a joint): cone rim points, each the next link's cone axis, compounded their rounding
+/// until the corrections were off unit by 1.5e-5; rim points are now renormalised.
+#[test]
+fn cone_rim_points_do_not_compound_rounding() {
+    let raw = [
+        (
+            [-1.357_841_8, -2.156_738_5, 0.0],
+            [0.0, 0.365_475_24, -0.896_378_46, 0.250_865_37],
+        ),
+        (
+            [-1.878_767_3, -2.424_754_1, -0.109_276_47],
+            [0.0, -0.136_301_14, 0.224_792_23, 0.964_826_64],
+        ),
+        (
+            [-0.171_866_77, -1.565_598_4, 0.411_666_45],
+            [0.0, 1.0, -0.0, -4.371_139e-8],
+        ),
+        (
+            [-1.170_795, -1.565_598_4, 0.411_666_45],
+            [0.0, -0.767_620_1, -0.315_634, 0.557_794_4],
+        ),
+        (
+            [-1.815_951_8, -2.167_008_6, 1.874_292_6],
+            [0.0, 0.0, 0.0, 1.0],
+        ),
+        (
+            [-1.492_698_7, -2.167_008_6, 1.874_292_6],
+            [0.0, 0.0, 0.0, 1.0],
+        ),
+    ];
+    let scale = 10f32.powf(-3.815_56);
+    let origin = Vec3::from_array(raw[1].0);
+    let joints: Vec<ChainJoint> = raw
+        .iter()
+        .map(|(p, q)| {
+            ChainJoint::new(
+                (Vec3::from_array(*p) - origin) * scale,
+                Quat::from_array(*q),
+            )
+        })
+        .collect();
+    let target = Vec3::new(0.0, -0.386_904, 0.0) * (scale * 10f32.powf(-6.759_739));
+    let (r, c) = solve(&joints, &rotor_links(5), target, &FabrikParams::default());
+    assert!(r.residual.is_finite());
+    for q in &c {
+        let off = (q.length_squared() - 1.0).abs();
+        assert!(off <= 2e-6, "|q|² − 1 = {off:e}: {c:?}");
+    }
+}
+
 #[test]
 fn rotor_chain_target_behind_base_is_unreachable_but_constrained() {
     let joints = straight_chain(10, 1.0);
