@@ -53,11 +53,6 @@ fn target() -> impl Strategy<Value = Vec3> {
     prop_oneof![6 => vec3(15.0), 1 => Just(Vec3::ZERO), 1 => vec3(1e25)]
 }
 
-/// Finite and unit to f32 rounding (glam's `is_normalized` allows 2e-4 in `|q|²`).
-fn is_unit(q: Quat) -> bool {
-    q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-5
-}
-
 fn reach(joints: &[ChainJoint]) -> f32 {
     joints
         .windows(2)

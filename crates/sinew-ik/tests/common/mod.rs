@@ -305,3 +305,9 @@ pub fn ccd10_case() -> (Vec<CcdLink>, Vec3, sinew_ik::CcdParams, Vec<Vec3>) {
         targets,
     )
 }
+
+/// Finite and unit to f32 rounding: `|q|²` within 1e-5 of 1 (glam's `is_normalized` allows 2e-4,
+/// which hides drift).
+pub fn is_unit(q: Quat) -> bool {
+    q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-5
+}
