@@ -340,3 +340,145 @@ fn invalid_goals_are_refused() {
         .solve(&chains, &bad, &mut s, &mut c, &mut r)
         .is_err());
 }
+
+/// A case `props::arbiters_are_sane` found: a one-link chain 4e4 long whose first goal's rows
+/// have rank 2; the null-space projection's regularisation was an absolute 1e-10, below f64's
+/// resolution next to `a ≈ length²`, and its inverse turned the whole solve into NaN.
+#[test]
+fn strict_priority_at_large_scale_stays_finite() {
+    for scale in [1.0f32, 1e3, 1.6e5, 1e7] {
+        let joints = chain(1, 0.261 * scale);
+        let goals = [
+            Goal::absolute(C0, pos(Vec3::ZERO)).with_weight(0.14),
+            Goal::absolute(C0, pos(Vec3::new(0.0, 0.0, -2.12 * scale))).with_weight(0.13),
+            Goal::absolute(C0, pos(Vec3::new(0.1, 0.2, 0.0) * scale)),
+        ];
+        let strict = StrictPriorityArbiter::default();
+        let (e, r, c) = solve(&strict, &joints, &[FabrikLink::FREE], &goals);
+        assert!(
+            e.position.is_finite() && r.iter().all(|x| x.is_finite()),
+            "{scale}: {r:?}"
+        );
+        assert!(
+            c.iter().all(|q| (q.length_squared() - 1.0).abs() < 1e-5),
+            "{scale}: {c:?}"
+        );
+    }
+}
+
+mod props {
+    //! Both arbiters over random chains (boxes, rotors, hinges) and random goal sets, at any
+    //! scale: no error for valid input, unit corrections, finite non-negative residuals,
+    //! lengths kept, deterministic.
+
+    use core::f32::consts::PI;
+
+    use glam::{Quat, Vec3};
+    use proptest::prelude::*;
+    use sinew_ik::arbiter::corrections_len;
+    use sinew_ik::{
+        apply_corrections, Arbiter, ArbiterChain, ArbiterScratch, ChainId, ChainJoint,
+        DefaultArbiter, FabrikLink, Goal, GoalMode, GoalTarget, Hinge, IkJoint, RotationLimit,
+        Rotor, StrictPriorityArbiter,
+    };
+
+    fn vec3(range: f32) -> impl Strategy<Value = Vec3> {
+        (-range..range, -range..range, -range..range).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+    }
+
+    fn unit() -> impl Strategy<Value = Vec3> {
+        vec3(1.0).prop_map(|v| v.try_normalize().unwrap_or(Vec3::X))
+    }
+
+    fn quat() -> impl Strategy<Value = Quat> {
+        (unit(), -PI..PI).prop_map(|(a, t)| Quat::from_axis_angle(a, t))
+    }
+
+    fn link() -> impl Strategy<Value = FabrikLink> {
+        prop_oneof![
+            2 => Just(FabrikLink::FREE),
+            1 => (0.05f32..PI).prop_map(|a| FabrikLink::with_joint(IkJoint::Rotor(Rotor::new(a).unwrap()))),
+            1 => (-PI..0.0f32, 0.0f32..PI).prop_map(|(lo, hi)| FabrikLink::with_joint(IkJoint::Hinge(
+                Hinge::new(Vec3::Z, Vec3::X, lo, hi).unwrap()))),
+            1 => (vec3(1.5), vec3(1.5)).prop_map(|(lo, span)| FabrikLink::with_limit(
+                RotationLimit::new(lo.min(Vec3::ZERO), lo.min(Vec3::ZERO) + span.abs()).unwrap())),
+        ]
+    }
+
+    fn goal() -> impl Strategy<Value = Goal> {
+        let target = prop_oneof![
+            2 => vec3(3.0).prop_map(GoalTarget::Position),
+            1 => quat().prop_map(GoalTarget::Orientation),
+            1 => (vec3(3.0), unit()).prop_map(|(target, axis)| GoalTarget::Aim { target, axis }),
+        ];
+        (target, prop::bool::ANY, 0.0f32..=1.0, -2.0f32..2.0).prop_map(
+            |(target, additive, weight, priority)| Goal {
+                chain: ChainId(0),
+                target,
+                mode: if additive {
+                    GoalMode::Additive
+                } else {
+                    GoalMode::Absolute
+                },
+                weight,
+                priority,
+            },
+        )
+    }
+
+    fn scaled_target(target: GoalTarget, scale: f32) -> GoalTarget {
+        match target {
+            GoalTarget::Position(p) => GoalTarget::Position(p * scale),
+            GoalTarget::Aim { target, axis } => GoalTarget::Aim {
+                target: target * scale,
+                axis,
+            },
+            other => other,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbiters_are_sane(
+            segs in prop::collection::vec((unit(), 0.05f32..1.0, quat(), link()), 1..6),
+            goals in prop::collection::vec(goal(), 1..5),
+            exponent in -4.0f32..6.0,
+            strict in prop::bool::ANY,
+        ) {
+            let scale = 10f32.powf(exponent);
+            let mut p = Vec3::ZERO;
+            let mut joints = Vec::new();
+            for (d, l, roll, _) in &segs {
+                joints.push(ChainJoint::new(p, Quat::from_rotation_arc(Vec3::X, *d) * *roll));
+                p += *d * (*l * scale);
+            }
+            joints.push(ChainJoint::new(p, Quat::IDENTITY));
+            let links: Vec<FabrikLink> = segs.iter().map(|s| s.3).collect();
+            let goals: Vec<Goal> = goals
+                .iter()
+                .map(|g| Goal { target: scaled_target(g.target, scale), ..*g })
+                .collect();
+            let chains = [ArbiterChain { joints_model: &joints, links: &links }];
+            let strict_arbiter = StrictPriorityArbiter::default();
+            let arbiter: &dyn Arbiter = if strict { &strict_arbiter } else { DefaultArbiter::shared() };
+            let run = || {
+                let mut c = vec![Quat::IDENTITY; corrections_len(&chains)];
+                let mut r = vec![f32::NAN; goals.len()];
+                arbiter.solve(&chains, &goals, &mut ArbiterScratch::new(), &mut c, &mut r).unwrap();
+                (c, r)
+            };
+            let (c, r) = run();
+            for q in &c {
+                prop_assert!(q.is_finite() && (q.length_squared() - 1.0).abs() <= 1e-5, "{:?}", c);
+            }
+            prop_assert!(r.iter().all(|x| x.is_finite() && *x >= 0.0), "{:?}", r);
+            let mut out = joints.clone();
+            apply_corrections(&joints, &c, &mut out).unwrap();
+            for (a, b) in joints.windows(2).zip(out.windows(2)) {
+                let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+                prop_assert!((la - lb).abs() <= 1e-4 * la, "length {} -> {}", la, lb);
+            }
+            prop_assert_eq!((c, r), run());
+        }
+    }
+}

@@ -258,8 +258,13 @@ impl StrictPriorityArbiter {
                 for c in 0..m {
                     dq[c] += jn[c] * y.x + jn[m + c] * y.y + jn[2 * m + c] * y.z;
                 }
-                if stage + 1 < count {
-                    let proj = a + DMat3::from_diagonal(DVec3::splat(EPS));
+                // (A stage whose rows vanish in the null space left to it constrains nothing.)
+                let trace = a.x_axis.x + a.y_axis.y + a.z_axis.z;
+                if stage + 1 < count && trace > 1e-200 {
+                    // Regularised relative to the rows' scale: an absolute ε is below f64's
+                    // resolution for chains hundreds of units long (a ≈ length²), and the
+                    // rank-deficient `a` of a short chain then had no finite inverse.
+                    let proj = a + DMat3::from_diagonal(DVec3::splat(EPS * trace));
                     let pinv = proj.inverse();
                     // N −= JNᵀ (A + ε)⁻¹ JN.
                     for c1 in 0..m {
