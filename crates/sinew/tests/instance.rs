@@ -601,3 +601,65 @@ fn custom_hosts_drive_the_solver_through_pose_access() {
             < 2e-3
     );
 }
+
+mod props {
+    //! The four humanoid chains under arbitrary targets (anywhere, on a joint, a hair from one,
+    //! far away) and weights, over several frames: every world matrix finite, every limb bone
+    //! keeps its length, every result finite.
+
+    use glam::Vec3;
+    use proptest::prelude::*;
+    use sinew::SkeletonInstance;
+    use sinew_testkit::Humanoid;
+
+    fn offset() -> impl Strategy<Value = Vec3> {
+        let v = (-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0).prop_map(|(x, y, z)| Vec3::new(x, y, z));
+        prop_oneof![
+            4 => v.clone(),
+            1 => Just(Vec3::ZERO),
+            1 => v.clone().prop_map(|v| v * 1e-20),
+            1 => v.prop_map(|v| v * 1e20),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_targets_keep_the_rig_sane(
+            frames in prop::collection::vec(
+                prop::collection::vec((offset(), 0usize..3, 0.0f32..=1.0), 4),
+                1..4,
+            ),
+        ) {
+            let h = Humanoid::new();
+            let m = h.model_with_ik();
+            let mut inst = SkeletonInstance::new(&m);
+            inst.update_transform();
+            let limbs = [("arm_l", h.bones.arm[0]), ("arm_r", h.bones.arm[1]), ("leg_l", h.bones.leg[0]), ("leg_r", h.bones.leg[1])];
+            let length = |inst: &SkeletonInstance, a: sinew::BoneId, b: sinew::BoneId| {
+                (Vec3::from(inst.world()[b.index()].translation) - Vec3::from(inst.world()[a.index()].translation)).length()
+            };
+            let rest: Vec<(f32, f32)> = limbs
+                .iter()
+                .map(|(_, l)| (length(&inst, l.upper, l.lower), length(&inst, l.lower, l.end)))
+                .collect();
+            for targets in &frames {
+                for ((name, limb), (offset, joint, weight)) in limbs.iter().zip(targets) {
+                    let at = [limb.upper, limb.lower, limb.end][*joint];
+                    let base = Vec3::from(inst.world()[at.index()].translation);
+                    inst.set_ik_target(name, base + *offset, *weight).unwrap();
+                }
+                inst.update_transform();
+                prop_assert!(inst.world().iter().all(|m| m.is_finite()));
+                for (k, (_, limb)) in limbs.iter().enumerate() {
+                    let (a, b) = (length(&inst, limb.upper, limb.lower), length(&inst, limb.lower, limb.end));
+                    prop_assert!((a - rest[k].0).abs() <= 1e-4 && (b - rest[k].1).abs() <= 1e-4, "{} {} vs {:?}", a, b, rest[k]);
+                }
+                for (name, _) in &limbs {
+                    if let Some(r) = inst.ik_result(name) {
+                        prop_assert!(r.residual.is_finite(), "{}: {:?}", name, r);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -209,7 +209,10 @@ impl IkDriver {
             }
         }
         pose.refresh(chain.base(), chain.effector());
-        let residual = (Vec3::from(pose.absolute(chain.effector()).translation) - target).length();
+        // In f64: a target beyond ~1.8e19 (valid, finite) would overflow the f32 squares.
+        let residual = (Vec3::from(pose.absolute(chain.effector()).translation) - target)
+            .as_dvec3()
+            .length() as f32;
         Ok(SolveResult {
             residual,
             satisfied: residual <= p.tolerance,
