@@ -399,7 +399,7 @@ mod props {
             for (local, turn) in s.locals_mut().iter_mut().zip(&turns) {
                 local.rotation = *turn * local.rotation;
             }
-            s.locals_mut()[0].translation = Vec3::new(hips.0, hips.1, hips.2).into();
+            s.locals_mut()[0].translation = Vec3::new(hips.0, hips.1, hips.2);
             s.compute_world();
             let mut rig = rig();
             rig.solve(&mut s).unwrap();
