@@ -7,7 +7,7 @@ use core::f32::consts::PI;
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
 use crate::chain::{check_param, check_quat, check_vec, inverse_root, unit};
-use crate::direction::{limit_cone, shortest_arc_a};
+use crate::direction::{limit_cone, shortest_arc_a, try_unit};
 use crate::dispatch::avx2_dispatch;
 use crate::turn::{rotate, rotate_scaled};
 use crate::{ChainJoint, IkError};
@@ -81,7 +81,7 @@ impl AimParams {
         cone_angle: Option<f32>,
     ) -> Result<Self, IkError> {
         let unit = |name: &'static str, v: Vec3| {
-            v.try_normalize().ok_or(IkError::InvalidVector {
+            try_unit(v).ok_or(IkError::InvalidVector {
                 name,
                 value: v,
                 expected: "finite and non-zero",

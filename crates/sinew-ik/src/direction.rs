@@ -354,17 +354,25 @@ pub(crate) fn safe_length(v: Vec3) -> f32 {
 /// or not finite.
 #[inline]
 pub(crate) fn safe_direction(v: Vec3, fallback: Vec3) -> Vec3 {
-    // Below 1e-30 the squared length has lost precision (or underflowed): scale first.
+    try_unit(v).unwrap_or(fallback)
+}
+
+/// `v / |v|` when `v` is finite and non-zero, else `None`. Unlike `try_normalize`, exact for
+/// tiny and huge vectors too: below 1e-30 the squared length has lost precision (subnormal
+/// squares keep a few bits: `(3e-23, 0, 0)` came out 0.91 long) or underflowed, above f32's
+/// range it overflows, so the vector is scaled by its largest component first.
+#[inline]
+pub(crate) fn try_unit(v: Vec3) -> Option<Vec3> {
     if v.length_squared() >= 1e-30 {
         if let Some(d) = v.try_normalize() {
-            return d;
+            return Some(d);
         }
     }
     let m = v.abs().max_element();
     if m > 0.0 && m.is_finite() {
-        (v / m).try_normalize().unwrap_or(fallback)
+        (v / m).try_normalize()
     } else {
-        fallback
+        None
     }
 }
 
@@ -372,6 +380,30 @@ pub(crate) fn safe_direction(v: Vec3, fallback: Vec3) -> Vec3 {
 mod tests {
     use super::*;
     use core::f32::consts::FRAC_PI_4;
+
+    #[test]
+    fn try_unit_is_exact_for_tiny_and_huge_vectors() {
+        for v in [
+            Vec3::new(3e-23, 0.0, 0.0),
+            Vec3::new(1e-40, -2e-40, 0.0),
+            Vec3::new(0.0, 2e-19, 1e-19),
+            Vec3::new(3e30, -1e30, 2e30),
+            Vec3::new(0.3, 0.4, 0.0),
+        ] {
+            let d = try_unit(v).unwrap();
+            assert!((d.length_squared() - 1.0).abs() < 1e-6, "{v}: {d}");
+            assert!(d.dot(v) > 0.0 && d.cross(v / v.abs().max_element()).length() < 1e-6);
+        }
+        for v in [
+            Vec3::ZERO,
+            Vec3::new(f32::NAN, 0.0, 0.0),
+            Vec3::splat(f32::INFINITY),
+        ] {
+            assert!(try_unit(v).is_none(), "{v}");
+        }
+        // glam's own normalisation is what this guards against.
+        assert!((Vec3::new(3e-23, 0.0, 0.0).try_normalize().unwrap().length() - 1.0).abs() > 1e-3);
+    }
 
     #[test]
     fn cone_limits_and_handles_opposite() {

@@ -505,7 +505,7 @@ fn backward_pass(links: &[FabrikLink], s: &mut FabrikScratch, target_model: Vec3
             // Hinge alone: project the raw vector, one normalisation.
             (None, Some(IkJoint::Hinge(h))) => constrain_hinge(v, &hinge[i], h),
             (rotor, joint) => {
-                let mut d = v.try_normalize().unwrap_or(dir[i]);
+                let mut d = Vec3A::from(safe_direction(v.into(), dir[i].into()));
                 if let Some(r) = rotor {
                     d = limit_cone(d, dir[i + 1], r.cos(), r.sin());
                 }
@@ -558,7 +558,7 @@ fn forward_pass(
                     d = constrain_hinge(v, &frame, h);
                 }
                 (cap, joint) => {
-                    d = v.try_normalize().unwrap_or(d);
+                    d = Vec3A::from(safe_direction(v.into(), d.into()));
                     if let Some((cos, sin)) = cap {
                         d = limit_cone(d, prev_dir[i], cos, sin);
                     }

@@ -6,6 +6,7 @@ use core::f32::consts::PI;
 use glam::{EulerRot, Quat, Vec3};
 
 use crate::chain::check_param;
+use crate::direction::try_unit;
 use crate::IkError;
 
 /// A finite XYZ Euler box, in radians.
@@ -270,7 +271,7 @@ impl Hinge {
     /// [`IkError::InvertedRange`] when `min > max`.
     pub fn new(axis: Vec3, reference: Vec3, min: f32, max: f32) -> Result<Self, IkError> {
         let unit = |name: &'static str, v: Vec3| {
-            let n = v.try_normalize();
+            let n = try_unit(v);
             n.ok_or(IkError::InvalidVector {
                 name,
                 value: v,

@@ -162,3 +162,31 @@ fn pole_near_the_aim_line_keeps_the_correction_unit() {
         }
     }
 }
+
+/// Axes given as tiny vectors are directions all the same: normalised exactly (a subnormal
+/// squared length would leave them off unit).
+#[test]
+fn tiny_parameter_vectors_are_normalised_exactly() {
+    let params = AimParams::new(
+        Vec3::new(0.0, 0.0, 3e-23),
+        Vec3::new(2e-23, 3e-23, 0.0),
+        Vec3::ZERO,
+        0.0,
+        1.0,
+        None,
+    )
+    .unwrap();
+    assert!((params.forward_local().length() - 1.0).abs() < 1e-6);
+    assert!((params.up_local().length() - 1.0).abs() < 1e-6);
+    let hinge = Hinge::new(
+        Vec3::new(0.0, 0.0, 3e-23),
+        Vec3::new(5e-24, 0.0, 0.0),
+        -1.0,
+        1.0,
+    )
+    .unwrap();
+    assert!(
+        (hinge.axis().length() - 1.0).abs() < 1e-6
+            && (hinge.reference().length() - 1.0).abs() < 1e-6
+    );
+}

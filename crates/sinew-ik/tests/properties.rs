@@ -182,8 +182,8 @@ proptest! {
     }
 
     /// Any scale (bones from 1e-7 to 6e9 long) and targets from the chain's size down to 1e-40
-    /// of it beside a joint: free, rotor and hinge chains stay finite, unit and
-    /// length-preserving.
+    /// of it beside a joint: free, rotor, hinge, Euler-box and mixed chains, with or without a
+    /// step cap, stay finite, unit and length-preserving.
     #[test]
     fn fabrik_any_scale_is_sane(
         joints in chain(),
@@ -191,8 +191,9 @@ proptest! {
         near in 0usize..8,
         offset in vec3(1.0),
         offset_exponent in -40.0f32..0.5,
-        kind in 0usize..3,
+        kind in 0usize..5,
         angles in prop::collection::vec(-PI..PI, 1..7),
+        step in prop_oneof![Just(PI), 0.01f32..PI],
     ) {
         // Hinges about bone-local Z over a chain in the XY plane: the hinge chains' own passes.
         let joints = if kind == 2 {
@@ -214,9 +215,20 @@ proptest! {
         let links = match kind {
             0 => vec![FabrikLink::FREE; n],
             1 => rotor_links(n),
-            _ => hinge_links(n),
+            2 => hinge_links(n),
+            // Euler boxes (the general passes with frames), and a mix of everything.
+            3 => vec![FabrikLink::with_limit(RotationLimit::new(Vec3::splat(-0.5), Vec3::new(0.3, 0.7, 0.2)).unwrap()); n],
+            _ => (0..n)
+                .map(|i| match i % 3 {
+                    0 => rotor_links(1)[0],
+                    1 => FabrikLink::with_limit(RotationLimit::new(Vec3::splat(-1.0), Vec3::splat(1.0)).unwrap()),
+                    _ => FabrikLink::FREE,
+                })
+                .collect(),
         };
-        let (r, c) = fabrik(&joints, &links, t, &FabrikParams::default());
+        // A step cap too, sometimes (the capped passes).
+        let params = FabrikParams::new(32, 1e-4 * scale, step).unwrap();
+        let (r, c) = fabrik(&joints, &links, t, &params);
         prop_assert!(r.residual.is_finite(), "{:?}", r);
         prop_assert!(c.iter().all(|q| is_unit(*q)), "{:?}", c);
         let out = fk(&joints, &c);
