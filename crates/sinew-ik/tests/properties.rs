@@ -401,7 +401,9 @@ proptest! {
         pole in unit(),
         eye in vec3(0.2),
         knee in (0usize..3, -PI..0.0f32),
+        options in (0.0f32..=1.0, prop_oneof![Just(1.0f32), 0.05f32..=1.0], prop::option::of(quat()), prop::option::of(0.0f32..PI), 0u8..3),
     ) {
+        let (weight, soften, end_rotation, cone, boxes) = options;
         let scale = 10f32.powf(exponent);
         let n = joints.len() - 1;
         let origin = joints[near.min(n)].position;
@@ -413,7 +415,8 @@ proptest! {
 
         // Two-bone over the first two links (or the chain's end repeated).
         let three = [joints[0], joints[1.min(n)], joints[2.min(n)]];
-        let r = solve_two_bone(&three, t, None, pole, &TwoBoneParams::default()).unwrap();
+        let two_bone_params = TwoBoneParams::new(weight, soften, 1e-3 * scale).unwrap();
+        let r = solve_two_bone(&three, t, end_rotation, pole, &two_bone_params).unwrap();
         prop_assert!(r.corrections.iter().all(|q| is_unit(*q)) && r.short.is_finite(), "{:?}", r);
         let out = fk(&three, &r.corrections[..2]);
         for (a, b) in three.windows(2).zip(out.windows(2)) {
@@ -424,11 +427,16 @@ proptest! {
         // CCD over the whole chain, the second link a knee when there is one.
         let links: Vec<CcdLink> = (0..n).map(|i| {
             let local = if i == 0 { joints[0].rotation } else { joints[i - 1].rotation.inverse() * joints[i].rotation };
-            let limit = (i == 1).then(|| {
+            // The second link a knee; with `boxes`, every other link an Euler box too.
+            let limit = if i == 1 {
                 let (mut min, max) = (Vec3::ZERO, Vec3::ZERO);
                 min[knee.0] = knee.1;
-                RotationLimit::new(min, max).unwrap()
-            });
+                Some(RotationLimit::new(min, max).unwrap())
+            } else if boxes > 0 && i % 2 == 0 {
+                Some(RotationLimit::new(Vec3::new(-0.4, -1.0, -0.2), Vec3::new(0.6, 0.3, 1.2)).unwrap())
+            } else {
+                None
+            };
             CcdLink { position: joints[i].position, rotation: joints[i].rotation, local_rotation: local, limit }
         }).collect();
         let mut c = vec![Quat::IDENTITY; n];
@@ -441,7 +449,7 @@ proptest! {
         }
 
         // Aim from the first joint, its eye offset at the problem's scale.
-        let params = AimParams::new(Vec3::Z, Vec3::Y, eye * scale, 0.3, 1.0, None).unwrap();
+        let params = AimParams::new(Vec3::Z, Vec3::Y, eye * scale, 0.3, weight, cone).unwrap();
         let r = solve_aim(&joints[0], t, pole, &params).unwrap();
         prop_assert!(is_unit(r.correction) && r.angle_error.is_finite(), "{:?}", r);
     }
