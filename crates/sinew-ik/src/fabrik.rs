@@ -15,6 +15,7 @@ use crate::direction::{
     safe_length, shortest_arc_a, HingeFrame,
 };
 use crate::dispatch::avx2_dispatch;
+use crate::turn::rotate;
 use crate::{ChainJoint, IkError, IkJoint, RotationLimit, SolveResult};
 
 /// Iteration and convergence parameters of [`solve_fabrik`] (the spec's `IkChain` fields).
@@ -811,7 +812,7 @@ fn arc_correction(
     solved: Vec3A,
     fallback_axis: Vec3A,
 ) -> Quat {
-    let to = parent.conjugate() * solved;
+    let to = rotate(parent.conjugate(), solved);
     let w = 1.0 + rest.dot(to);
     let arc = if w < 1e-3 {
         shortest_arc_a(rest, to, fallback_axis)
@@ -828,7 +829,7 @@ fn arc_correction(
         Quat::from_xyzw(v.x * scale, v.y * scale, v.z * scale, w * scale)
     };
     *parent = unit(*parent * arc);
-    let axis = rotation.conjugate() * Vec3A::new(arc.x, arc.y, arc.z);
+    let axis = rotate(rotation.conjugate(), Vec3A::new(arc.x, arc.y, arc.z));
     Quat::from_xyzw(axis.x, axis.y, axis.z, arc.w)
 }
 
