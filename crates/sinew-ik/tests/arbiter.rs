@@ -1,6 +1,8 @@
 //! The constraint arbiter: additive goals add, absolute goals average by weight, priority fades
 //! continuously, residuals per goal, strict priority, limits.
 
+mod common;
+
 use glam::{EulerRot, Quat, Vec3};
 use sinew_ik::arbiter::{corrections_len, StrictParams};
 use sinew_ik::{
@@ -375,24 +377,14 @@ mod props {
 
     use glam::{Quat, Vec3};
     use proptest::prelude::*;
+
+    use super::common::strategies::{quat, unit, vec3};
     use sinew_ik::arbiter::corrections_len;
     use sinew_ik::{
         apply_corrections, Arbiter, ArbiterChain, ArbiterScratch, ChainId, ChainJoint,
         DefaultArbiter, FabrikLink, Goal, GoalMode, GoalTarget, Hinge, IkJoint, RotationLimit,
         Rotor, StrictPriorityArbiter,
     };
-
-    fn vec3(range: f32) -> impl Strategy<Value = Vec3> {
-        (-range..range, -range..range, -range..range).prop_map(|(x, y, z)| Vec3::new(x, y, z))
-    }
-
-    fn unit() -> impl Strategy<Value = Vec3> {
-        vec3(1.0).prop_map(|v| v.try_normalize().unwrap_or(Vec3::X))
-    }
-
-    fn quat() -> impl Strategy<Value = Quat> {
-        (unit(), -PI..PI).prop_map(|(a, t)| Quat::from_axis_angle(a, t))
-    }
 
     fn link() -> impl Strategy<Value = FabrikLink> {
         prop_oneof![

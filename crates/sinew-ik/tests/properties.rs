@@ -4,22 +4,11 @@ mod common;
 
 use core::f32::consts::PI;
 
+use common::strategies::{quat, unit, vec3};
 use common::*;
 use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use sinew_ik::*;
-
-fn vec3(range: f32) -> impl Strategy<Value = Vec3> {
-    (-range..range, -range..range, -range..range).prop_map(|(x, y, z)| Vec3::new(x, y, z))
-}
-
-fn unit() -> impl Strategy<Value = Vec3> {
-    vec3(1.0).prop_map(|v| v.try_normalize().unwrap_or(Vec3::X))
-}
-
-fn quat() -> impl Strategy<Value = Quat> {
-    (unit(), -PI..PI).prop_map(|(a, t)| Quat::from_axis_angle(a, t))
-}
 
 /// A random chain: base anywhere, 1..7 links, lengths possibly zero, arbitrary bone rolls.
 fn chain() -> impl Strategy<Value = Vec<ChainJoint>> {
@@ -72,6 +61,29 @@ fn check_lengths(before: &[ChainJoint], after: &[ChainJoint]) -> Result<(), Test
         );
     }
     Ok(())
+}
+
+/// `joints` scaled by `10^exponent` about joint `near` (clamped), which is put at the origin
+/// so that offsets far below the bones' size stay representable, and a target `offset` times
+/// `10^offset_exponent` of that scale from it; with the scale.
+fn scaled_about(
+    joints: &[ChainJoint],
+    near: usize,
+    exponent: f32,
+    offset: Vec3,
+    offset_exponent: f32,
+) -> (Vec<ChainJoint>, Vec3, f32) {
+    let scale = 10f32.powf(exponent);
+    let origin = joints[near.min(joints.len() - 1)].position;
+    let scaled = joints
+        .iter()
+        .map(|j| ChainJoint::new((j.position - origin) * scale, j.rotation))
+        .collect();
+    (
+        scaled,
+        offset * (scale * 10f32.powf(offset_exponent)),
+        scale,
+    )
 }
 
 fn fabrik(
@@ -202,16 +214,8 @@ proptest! {
         } else {
             joints
         };
-        // Scaled about joint `near`, which is put at the origin so that offsets far below the
-        // bones' size stay representable.
-        let scale = 10f32.powf(exponent);
+        let (joints, t, scale) = scaled_about(&joints, near, exponent, offset, offset_exponent);
         let n = joints.len() - 1;
-        let origin = joints[near.min(n)].position;
-        let joints: Vec<ChainJoint> = joints
-            .iter()
-            .map(|j| ChainJoint::new((j.position - origin) * scale, j.rotation))
-            .collect();
-        let t = offset * (scale * 10f32.powf(offset_exponent));
         let links = match kind {
             0 => vec![FabrikLink::FREE; n],
             1 => rotor_links(n),
@@ -404,14 +408,8 @@ proptest! {
         options in (0.0f32..=1.0, prop_oneof![Just(1.0f32), 0.05f32..=1.0], prop::option::of(quat()), prop::option::of(0.0f32..PI), 0u8..3),
     ) {
         let (weight, soften, end_rotation, cone, boxes) = options;
-        let scale = 10f32.powf(exponent);
+        let (joints, t, scale) = scaled_about(&joints, near, exponent, offset, offset_exponent);
         let n = joints.len() - 1;
-        let origin = joints[near.min(n)].position;
-        let joints: Vec<ChainJoint> = joints
-            .iter()
-            .map(|j| ChainJoint::new((j.position - origin) * scale, j.rotation))
-            .collect();
-        let t = offset * (scale * 10f32.powf(offset_exponent));
 
         // Two-bone over the first two links (or the chain's end repeated).
         let three = [joints[0], joints[1.min(n)], joints[2.min(n)]];

@@ -9,6 +9,8 @@ use sinew_ik::{
     apply_corrections, CcdLink, ChainJoint, FabrikLink, Hinge, IkJoint, RotationLimit, Rotor,
 };
 
+pub mod strategies;
+
 /// xorshift64*: tiny, deterministic, good enough for test targets.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);
