@@ -48,8 +48,7 @@ fn limit_cone_near_axis(perp: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
 /// division and the root side by side rather than one after the other, which shortens the
 /// dependency chain of a FABRIK pass (the next segment waits on this one), and `d` is the
 /// segment times `inverse_length` (`1/length`, precomputed), off that chain: a few roundings
-/// from `v/|v|` each, and no second division competing with the first for the divider. A `v`
-/// outside is taken to the rim from its unnormalised part across `axis`.
+/// from `v/|v|` each, and no second division competing with the first for the divider.
 #[inline]
 pub(crate) fn normalize_limit_cone(
     v: Vec3A,
@@ -63,26 +62,17 @@ pub(crate) fn normalize_limit_cone(
     let length_sq = v.length_squared();
     if !(overflow_floor(length)..f32::INFINITY).contains(&length_sq) {
         // Zero, not finite, or so short that `length/|v|²` could overflow.
-        let d = normalize_limit_cone_cold(v, length_sq, fallback, axis, cos, sin);
+        let d = normalize_limit_cone_cold(v, fallback, axis, cos, sin);
         return (d, d * length);
     }
-    // `v·axis >= cos·|v|`; outside, the rim point does not need `v / |v|`.
-    let a = v.dot(axis);
+    // Inside when `v·axis >= cos·|v|`, without `v / |v|`.
     let root = length_sq.sqrt();
-    if a >= cos * root {
+    if v.dot(axis) >= cos * root {
         let segment = (v * (length / length_sq)) * root;
         return (segment * inverse_length, segment);
     }
-    let perp = v - axis * a;
-    let perp_sq = perp.length_squared();
-    let d = if perp_sq >= 1e-2 * length_sq {
-        // `sin/|perp|` as `sin·√(|perp|²)·(1/|perp|²)`: root and reciprocal side by side;
-        // normalised once more, as in `limit_cone`.
-        let rim = axis * cos + perp * (sin * perp_sq.sqrt() * perp_sq.recip());
-        rim * inverse_root(rim.length_squared())
-    } else {
-        limit_cone(v / root, axis, cos, sin)
-    };
+    // Outside (rare): onto the rim.
+    let d = limit_cone(v / root, axis, cos, sin);
     (d, d * length)
 }
 
@@ -94,23 +84,12 @@ fn overflow_floor(length: f32) -> f32 {
 }
 
 /// [`normalize_limit_cone`]'s direction out of line, for `|v|²` zero, not finite or below
-/// [`overflow_floor`]: `v`'s direction when `|v|²` is finite and non-zero, else `fallback`,
-/// then limited.
+/// [`overflow_floor`]: `v`'s direction ([`safe_direction`], `fallback` for a zero or
+/// non-finite `v`), then limited.
 #[cold]
 #[inline(never)]
-fn normalize_limit_cone_cold(
-    v: Vec3A,
-    length_sq: f32,
-    fallback: Vec3A,
-    axis: Vec3A,
-    cos: f32,
-    sin: f32,
-) -> Vec3A {
-    let d = if length_sq > 0.0 && length_sq < f32::INFINITY {
-        Vec3A::from(safe_direction(v.into(), fallback.into()))
-    } else {
-        fallback
-    };
+fn normalize_limit_cone_cold(v: Vec3A, fallback: Vec3A, axis: Vec3A, cos: f32, sin: f32) -> Vec3A {
+    let d = Vec3A::from(safe_direction(v.into(), fallback.into()));
     limit_cone(d, axis, cos, sin)
 }
 
@@ -192,29 +171,25 @@ pub(crate) fn constrain_hinge_step(
             length_sq,
             root,
         } => {
-            if length_sq >= overflow_floor(length) {
+            let (dir, segment, scale) = if length_sq >= overflow_floor(length) {
                 let over_sq = length / length_sq;
                 let segment = (plane * over_sq) * root;
-                HingeStep {
-                    dir: segment * inverse_length,
-                    segment,
-                    cos,
-                    sin,
-                    scale: root * (over_sq * inverse_length),
-                }
+                let scale = root * (over_sq * inverse_length);
+                (segment * inverse_length, segment, scale)
             } else {
                 // Scaled by the larger coordinate first: a square this small has lost
                 // precision.
                 let m = cos.abs().max(sin.abs());
                 let (c, s) = (cos / m, sin / m);
                 let scale = (c * c + s * s).sqrt().recip() / m;
-                HingeStep {
-                    dir: plane * scale,
-                    segment: plane * (length * scale),
-                    cos,
-                    sin,
-                    scale,
-                }
+                (plane * scale, plane * (length * scale), scale)
+            };
+            HingeStep {
+                dir,
+                segment,
+                cos,
+                sin,
+                scale,
             }
         }
         HingeClamp::Bound { sin, cos } => {
