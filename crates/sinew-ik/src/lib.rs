@@ -81,11 +81,12 @@
 //! builds run the same IEEE operations in the same order and give the same bits (tested).
 //! Inside, the solvers keep dependency chains short: square roots and divisions taken
 //! side by side (`√x · (1/x)`; a FABRIK segment as `(v · (length/|v|²)) · √|v|²`), shortest
-//! arcs left unnormalised until one final scale, and moving points carried in registers. [`solve_ccd`] takes a dedicated path for the
-//! commonest MMD chain, a leg (a free thigh over a knee limited about one axis): solved in
-//! the thigh's frame, the knee's angle kept as a half-angle pair so that no step needs
-//! trigonometry; it follows the general loop's rules step for step and agrees with it to
-//! f32 rounding (tested, and pinned by `tests/ccd_regression.rs`).
+//! arcs left unnormalised until one final scale, and moving points carried in registers.
+//! [`solve_ccd`] takes a dedicated path for the commonest MMD chain, a leg (a free thigh over
+//! a knee limited about one axis): solved in the thigh's frame, the knee's angle kept as a
+//! half-angle pair so that no step needs trigonometry; it follows the general loop's rules
+//! step for step and agrees with it to f32 rounding (tested, and pinned by
+//! `tests/ccd_regression.rs`).
 //!
 //! ## Benchmarks
 //!
