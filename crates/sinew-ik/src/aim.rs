@@ -9,6 +9,7 @@ use glam::{Quat, Vec3, Vec3A, Vec4};
 use crate::chain::{check_param, check_quat, check_vec, inverse_root, unit};
 use crate::direction::{limit_cone, shortest_arc_a, try_unit};
 use crate::dispatch::avx2_dispatch;
+use crate::dots::dot4;
 use crate::turn::{rotate, rotate_scaled};
 use crate::{ChainJoint, IkError};
 
@@ -221,13 +222,16 @@ fn solve_aim_body(
     // One vector test for all inputs: the sum of their components is finite unless some
     // component is not (or the sum overflows, which the detailed checks then clear).
     let rotation_sq = joint_model.rotation.length_squared();
-    let sum = Vec4::from(joint_model.rotation)
-        + (joint_model.position + target_model + pole_model).extend(0.0);
+    // (The pole counts 16 times, so that one long enough for its turn into the joint's frame
+    // to overflow takes the detailed path too, which scales it down.)
+    // (Each input is widened first: 3-lane arithmetic on them compiles to loads that straddle
+    // how callers store them, which stalls the loads.)
+    let (position_a, target_a) = (Vec3A::from(joint_model.position), Vec3A::from(target_model));
+    let mut pole_a = Vec3A::from(pole_model);
+    let sum =
+        Vec4::from(joint_model.rotation) + (position_a + target_a + pole_a * 16.0).extend(0.0);
     if !(sum.is_finite() && rotation_sq > 1e-12) {
-        check_vec("joint_model.position", 0, joint_model.position)?;
-        check_quat("joint_model.rotation", 0, joint_model.rotation)?;
-        check_vec("target_model", 0, target_model)?;
-        check_vec("pole_model", 0, pole_model)?;
+        pole_a = checked_pole(joint_model, target_model, pole_model)?;
     }
 
     let rotation = if (rotation_sq - 1.0).abs() <= 4.0 * f32::EPSILON {
@@ -236,7 +240,7 @@ fn solve_aim_body(
         joint_model.rotation * rotation_sq.sqrt().recip()
     };
     let inverse = rotation.conjugate();
-    let to_target_model = Vec3A::from(target_model - joint_model.position);
+    let to_target_model = target_a - position_a;
     let target_local = rotate(inverse, to_target_model);
     let (forward, up, offset) = (params.forward_a, params.up_a, params.offset_a);
 
@@ -275,63 +279,69 @@ fn solve_aim_body(
         let target_dir = target_local_scaled * inverse_length;
         // |foot + forward·along| = |target| by construction.
         let offsetted = (foot + forward * along) * inverse_length;
-        // Shortest arc offsetted → target, left unnormalised (half-angle form): the plane
-        // step below only needs directions, and the product is normalised once.
-        let w = 1.0 + offsetted.dot(target_dir);
-        let swing = if w < 1e-3 {
-            shortest_arc_a(offsetted, target_dir, up)
-        } else {
-            let axis = offsetted.cross(target_dir);
-            Quat::from_xyzw(axis.x, axis.y, axis.z, w)
-        };
-        let swing_sq = swing.length_squared();
         // Turn about the aim line `d` so the forward/up plane contains the pole `p`: the turn
-        // from the joint's plane normal `n` to the pole plane's normal `d × p`. The swing turns
-        // `offsetted` onto `d`, so `n = d × (swing·up·swing⁻¹)` is the turned `offsetted × up`,
-        // here scaled by |swing|², and its length is known before the turn is done. With
-        // `n ⊥ d`, the turn's cosine and sine are proportional to `n · (d × p)` and
-        // `(n × (d × p)) · d = n · p`: two dot products.
+        // from the joint's plane normal `n` (the swung `offsetted × up`) to the pole plane's
+        // normal `d × p`, a quaternion `plane = (d·s, c)` composed after the swing.
         let side = offsetted.cross(up);
-        let pole_local = rotate(inverse, Vec3A::from(pole_model));
+        let pole_local = rotate(inverse, pole_a);
         let pole_normal = target_dir.cross(pole_local);
-        let joint_normal = rotate_scaled(swing, side);
-        // |n|·|d × p| = |offsetted × up|·|swing|²·|d × p|: the root of the two cross products'
-        // squares does not wait for the swing.
-        let normals_sq = pole_normal.length_squared() * side.length_squared();
-        correction = if normals_sq > 1e-20 && normals_sq.is_finite() {
-            let lengths = normals_sq.sqrt() * swing_sq;
+        // The shortest arc `a → d` (a = offsetted) in half-angle form is `(a × d, k)` with
+        // `k = |a + d|²/2` (= 1 + a·d for unit vectors; for vectors off unit by rounding, the
+        // exact arc's `|a||d| + a·d` to second order). It is the reflection across `a + d`
+        // followed by the one across `d`, so it turns `side` (⊥ a, ⊥ d after) to
+        // `side·k − (a + d)·((a + d)·side)`, scaled by `k`. And with `plane = (d·s, c)`,
+        // `plane · swing = (c·(a × d) + s·(a + d), c·k)` since `d × (a × d) = a − d·(a·d)`,
+        // its squared length `(c² + s²)·|a + d|²` (`|a × d|² + k² = |a + d|²` by Lagrange's
+        // identity). Near behind, `a + d` is a difference of nearly opposite vectors: its
+        // rounding grows as 1/|a + d|, so those rarer targets take the general path below.
+        let sum = offsetted + target_dir;
+        let squares = dot4(
+            [pole_normal, side, sum, sum],
+            [pole_normal, side, sum, side],
+        );
+        // |n|·|d × p| up to the swing's scale: the root of the two cross products' squares
+        // does not wait for the swing.
+        let normals_root = (squares.x * squares.y).sqrt();
+        let (sum_sq, sum_side) = (squares.z, squares.w);
+        let k = 0.5 * sum_sq;
+        let (vector, scalar, product_sq) = if k >= 1e-2 {
+            let axis = offsetted.cross(target_dir);
+            // `n · v = k·(side · v) − (sum · side)·(sum · v)`: dot products that do not wait
+            // for `n`.
+            let pole_dots = dot4(
+                [side, sum, side, sum],
+                [pole_normal, pole_normal, pole_local, pole_local],
+            );
+            let cos = k * pole_dots.x - sum_side * pole_dots.y;
+            let sin = k * pole_dots.z - sum_side * pole_dots.w;
+            let (c, s) = plane_turn(cos, sin, normals_root, k).unwrap_or_else(|| {
+                let n = side * k - sum * sum_side;
+                rescaled_pole_turn(n, side, k, target_dir, pole_local)
+            });
+            let (c, s) = add_twist(c, s, params.twist_half_sin_cos);
+            (axis * c + sum * s, c * k, (c * c + s * s) * sum_sq)
+        } else {
+            let swing = shortest_arc_a(offsetted, target_dir, up);
+            let swing_sq = swing.length_squared();
+            let joint_normal = rotate_scaled(swing, side);
             let cos = joint_normal.dot(pole_normal);
             let sin = joint_normal.dot(pole_local);
-            // With `l = |n|·|d × p|` (so `cos² + sin² = l²`), the half-angle pair is
-            // `(l + cos, sin)`, or `(sin, l − cos)` (the same direction, no cancellation) past
-            // a right angle, a half-turn for opposite normals. Its squared length is `x² + sin²`
-            // with `x = l + |cos|`, not the identity's `2·l·x`: with the pole within a few
-            // degrees of the aim line, `sin = n · p` has lost digits (n is orthogonal to d only
-            // to rounding, and `p`'s part along d is most of it), so `cos² + sin²` and `l²`
-            // differ by up to 1e-4 relative at 1e-3 rad — the turn's angle is then that
-            // uncertain, but the correction stays unit.
-            let x = lengths + cos.abs();
-            let (w, s) = if cos >= 0.0 { (x, sin) } else { (sin, x) };
+            let (c, s) = plane_turn(cos, sin, normals_root, swing_sq).unwrap_or_else(|| {
+                rescaled_pole_turn(joint_normal, side, swing_sq, target_dir, pole_local)
+            });
+            let (c, s) = add_twist(c, s, params.twist_half_sin_cos);
             let v = target_dir * s;
-            let plane = Quat::from_xyzw(v.x, v.y, v.z, w);
-            let plane_sq = x * x + sin * sin;
-            // |plane · swing| = |plane|·|swing|: the scale is ready alongside the product.
-            let product_sq = plane_sq * swing_sq;
-            if (1e-30..=1e30).contains(&product_sq) {
-                (plane * swing) * inverse_root(product_sq)
-            } else {
-                // (A pole almost on the aim line and a target almost behind: the square's
-                // reciprocal could overflow, or the square itself.)
-                unit_by_largest(plane * swing)
-            }
-        } else {
-            swing * swing_sq.sqrt().recip()
+            let q = Quat::from_xyzw(v.x, v.y, v.z, c) * swing;
+            (Vec3A::new(q.x, q.y, q.z), q.w, (c * c + s * s) * swing_sq)
         };
-        if params.twist_angle != 0.0 {
-            let (sin, cos) = params.twist_half_sin_cos;
-            let v = target_dir * sin;
-            correction = Quat::from_xyzw(v.x, v.y, v.z, cos) * correction;
-        }
+        let product = Quat::from_xyzw(vector.x, vector.y, vector.z, scalar);
+        correction = if (1e-30..=1e30).contains(&product_sq) {
+            product * inverse_root(product_sq)
+        } else {
+            // (A pole almost on the aim line and a target almost behind: the square's
+            // reciprocal could overflow, or the square itself.)
+            unit_by_largest(product)
+        };
         // Every factor after the swing turns about the aim line, so the corrected aim line
         // runs from the corrected origin along `forward · (along − forward·offset)` in the
         // joint's corrected frame: the angle error is 0 ahead of the origin, π behind.
@@ -380,6 +390,79 @@ fn solve_aim_body(
         reached,
         angle_error,
     })
+}
+
+/// The half-angle pair `(c, s)` (unnormalised) of the turn about the aim line `d` from the
+/// joint's plane normal `n` to the pole plane's normal `d × p`, given `cos = n · (d × p)`,
+/// `sin = n · p` and `|n|·|d × p|` = `normals_root · scale`; `None` when that is too short
+/// to trust at this pole's scale, or not finite (see [`rescaled_pole_turn`]).
+///
+/// With `n ⊥ d`, the turn's cosine and sine are `n · (d × p)` and `(n × (d × p)) · d = n · p`
+/// over `l = |n|·|d × p|`. The half-angle pair is `(l + cos, sin)`, or `(sin, l − cos)` (the
+/// same direction, no cancellation) past a right angle, a half-turn for opposite normals. Its
+/// squared length is taken as `c² + s²`, not the identity's `2·l·(l + |cos|)`: with the pole
+/// within a few degrees of the aim line, `sin = n · p` has lost digits (n is orthogonal to d
+/// only to rounding, and `p`'s part along d is most of it), so `cos² + sin²` and `l²` differ
+/// by up to 1e-4 relative at 1e-3 rad — the turn's angle is then that uncertain, but the
+/// correction stays unit.
+#[inline(always)]
+fn plane_turn(cos: f32, sin: f32, normals_root: f32, scale: f32) -> Option<(f32, f32)> {
+    if !(normals_root > 1e-10 && normals_root.is_finite()) {
+        return None;
+    }
+    let x = normals_root * scale + cos.abs();
+    Some(if cos >= 0.0 { (x, sin) } else { (sin, x) })
+}
+
+/// [`plane_turn`] for a pole whose normal came out too short or not finite: the pole scaled
+/// by its largest component, so that one of any length turns the joint as its direction does.
+/// `(1, 0)` (no turn) for a zero pole, one within about 1e-10 rad of the aim line, or up along
+/// it. `n` is the joint's plane normal with
+/// `|n| = |side|·scale`. Inlined: a call would make the hot path keep its live vectors on
+/// the stack.
+#[inline(always)]
+fn rescaled_pole_turn(n: Vec3A, side: Vec3A, scale: f32, d: Vec3A, pole: Vec3A) -> (f32, f32) {
+    let largest = pole.abs().max_element();
+    if largest == 0.0 {
+        return (1.0, 0.0);
+    }
+    let pole = pole / largest;
+    let pole_normal = d.cross(pole);
+    let normals_root = (pole_normal.length_squared() * side.length_squared()).sqrt();
+    plane_turn(n.dot(pole_normal), n.dot(pole), normals_root, scale).unwrap_or((1.0, 0.0))
+}
+
+/// The half-angle pair `(c, s)` of a turn about the aim line followed by the extra twist
+/// `(sin, cos)` of half its angle about the same line: a complex product.
+#[inline(always)]
+fn add_twist(c: f32, s: f32, (sin, cos): (f32, f32)) -> (f32, f32) {
+    if sin == 0.0 {
+        (c, s)
+    } else {
+        (cos * c - sin * s, cos * s + sin * c)
+    }
+}
+
+/// [`solve_aim`]'s detailed input checks, out of line; the pole, scaled down by its largest
+/// component when that is so large (past 1e30) that its turn into the joint's frame could
+/// overflow.
+#[cold]
+#[inline(never)]
+fn checked_pole(
+    joint: &ChainJoint,
+    target_model: Vec3,
+    pole_model: Vec3,
+) -> Result<Vec3A, IkError> {
+    check_vec("joint_model.position", 0, joint.position)?;
+    check_quat("joint_model.rotation", 0, joint.rotation)?;
+    check_vec("target_model", 0, target_model)?;
+    check_vec("pole_model", 0, pole_model)?;
+    let largest = pole_model.abs().max_element();
+    Ok(Vec3A::from(if largest > 1e30 {
+        pole_model / largest
+    } else {
+        pole_model
+    }))
 }
 
 /// `q` (finite, not zero) normalised after dividing by its largest component, so that its

@@ -102,6 +102,7 @@ mod ccd_leg;
 mod chain;
 mod direction;
 mod dispatch;
+mod dots;
 mod error;
 mod fabrik;
 mod limits;
