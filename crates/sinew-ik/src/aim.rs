@@ -27,6 +27,10 @@ pub struct AimParams {
     /// and its squared length: constant per parameter set.
     foot_local: Vec3A,
     foot_sq: f32,
+    /// `foot_local × up_local` and `forward_local × up_local`: the aim line's side normal
+    /// (`(foot + forward·along) × up`) as one multiply-add of the distance along.
+    foot_up: Vec3A,
+    forward_up: Vec3A,
     /// `forward_local`, `up_local` and `offset_local` as SIMD vectors, and
     /// `forward·offset` (how far ahead of the joint the aim origin lies).
     forward_a: Vec3A,
@@ -49,6 +53,8 @@ impl Default for AimParams {
             twist_half_sin_cos: (0.0, 1.0),
             foot_local: Vec3A::ZERO,
             foot_sq: 0.0,
+            foot_up: Vec3A::ZERO,
+            forward_up: Vec3A::Z,
             forward_a: Vec3A::X,
             up_a: Vec3A::Y,
             offset_a: Vec3A::ZERO,
@@ -131,6 +137,8 @@ impl AimParams {
             twist_half_sin_cos: (twist_angle * 0.5).sin_cos(),
             foot_local,
             foot_sq: foot_local.length_squared(),
+            foot_up: foot_local.cross(Vec3A::from(up_local)),
+            forward_up: forward.cross(Vec3A::from(up_local)),
             forward_a: forward,
             up_a: Vec3A::from(up_local),
             offset_a: offset,
@@ -252,79 +260,97 @@ fn solve_aim_body(
     let mut offset_ahead = params.offset_ahead;
     let mut foot = params.foot_local;
     let mut foot_sq = params.foot_sq;
+    let mut foot_up = params.foot_up;
     if !target_sq.is_finite() {
         // Beyond f32 squared range: only the direction matters for aiming.
         offset_error = Vec3A::ZERO;
         offset_ahead = 0.0;
         foot = Vec3A::ZERO;
         foot_sq = 0.0;
+        foot_up = Vec3A::ZERO;
         target_local_scaled = target_local / target_local.abs().max_element();
         target_sq = target_local_scaled.length_squared();
     }
     // Forward line through the offset: its foot from the joint, and the point at |target|.
-    let along_sq = target_sq - foot_sq;
+    let mut along_sq = target_sq - foot_sq;
     let mut reached = along_sq >= 0.0 && target_sq > 0.0;
     let mut correction = Quat::IDENTITY;
     // Whether `correction` still has to be normalised and the angle error measured.
     let mut exact = false;
     if reached {
-        // One reciprocal length for both unit vectors.
+        // The solve works on the target `D` and the aim line's point `A = foot + forward·along`
+        // as they are, |A| = |D| = L, scaling only scalars back to unit length: the
+        // normalisation's root and division then run beside the products instead of before.
+        // (Targets within 1e-15 are scaled up by 2^100, with the offset, exactly, so that
+        // 1/L² stays finite; the angle error is still measured unscaled.)
+        let mut target = target_local_scaled;
+        let mut scale = 1.0;
+        if target_sq < 1e-30 {
+            scale = TINY_SCALE;
+            (target, foot, foot_up) = (target * scale, foot * scale, foot_up * scale);
+            (target_sq, foot_sq) = (target.length_squared(), foot.length_squared());
+            along_sq = (target_sq - foot_sq).max(0.0);
+        }
         let along = along_sq.sqrt();
-        // (Below 1e-30 the reciprocal of the square could overflow.)
-        let inverse_length = if target_sq >= 1e-30 {
-            inverse_root(target_sq)
-        } else {
-            target_sq.sqrt().recip()
-        };
-        let target_dir = target_local_scaled * inverse_length;
-        // |foot + forward·along| = |target| by construction.
-        let offsetted = (foot + forward * along) * inverse_length;
-        // Turn about the aim line `d` so the forward/up plane contains the pole `p`: the turn
-        // from the joint's plane normal `n` (the swung `offsetted × up`) to the pole plane's
-        // normal `d × p`, a quaternion `plane = (d·s, c)` composed after the swing.
-        let side = offsetted.cross(up);
+        let recip_sq = target_sq.recip();
+        let inverse_length = target_sq.sqrt() * recip_sq;
+        // `A`, its side normal `A × up` (a multiply-add of `along`), and `D × p`.
+        let aim_line = foot + forward * along;
+        let side_scaled = foot_up + params.forward_up * along;
         let pole_local = rotate(inverse, pole_a);
-        let pole_normal = target_dir.cross(pole_local);
-        // The shortest arc `a → d` (a = offsetted) in half-angle form is `(a × d, k)` with
-        // `k = |a + d|²/2` (= 1 + a·d for unit vectors; for vectors off unit by rounding, the
-        // exact arc's `|a||d| + a·d` to second order). It is the reflection across `a + d`
-        // followed by the one across `d`, so it turns `side` (⊥ a, ⊥ d after) to
-        // `side·k − (a + d)·((a + d)·side)`, scaled by `k`. And with `plane = (d·s, c)`,
+        let pole_scaled = target.cross(pole_local);
+        let sum_scaled = aim_line + target;
+        // In unit terms (a = A/L, d = D/L): |side|², |d × p|², side·(d × p), |a + d|², and
+        // side·p, (a + d)·side, (a + d)·(d × p), (a + d)·p.
+        let squares = dot4(
+            [side_scaled, pole_scaled, side_scaled, sum_scaled],
+            [side_scaled, pole_scaled, pole_scaled, sum_scaled],
+        ) * recip_sq;
+        let mixed = dot4(
+            [side_scaled, sum_scaled, sum_scaled, sum_scaled],
+            [pole_local, side_scaled, pole_scaled, pole_local],
+        ) * Vec4::new(inverse_length, recip_sq, recip_sq, inverse_length);
+        // |n|·|d × p| up to the swing's scale: the root of the two cross products' squares
+        // does not wait for the swing.
+        let normals_root = (squares.x * squares.y).sqrt();
+        let sum_sq = squares.w;
+        let sum_side = mixed.y;
+        // Turn about the aim line `d` so the forward/up plane contains the pole `p`: the turn
+        // from the joint's plane normal `n` (the swung `a × up`) to the pole plane's normal
+        // `d × p`, a quaternion `plane = (d·s, c)` composed after the swing.
+        //
+        // The shortest arc `a → d` in half-angle form is `(a × d, k)` with `k = |a + d|²/2`
+        // (= 1 + a·d for unit vectors; for vectors off unit by rounding, the exact arc's
+        // `|a||d| + a·d` to second order). It is the reflection across `a + d` followed by the
+        // one across `d`, so it turns `side` (⊥ a, ⊥ d after) to
+        // `n = side·k − (a + d)·((a + d)·side)`, scaled by `k`. And with `plane = (d·s, c)`,
         // `plane · swing = (c·(a × d) + s·(a + d), c·k)` since `d × (a × d) = a − d·(a·d)`,
         // its squared length `(c² + s²)·|a + d|²` (`|a × d|² + k² = |a + d|²` by Lagrange's
         // identity). Near behind, `a + d` is a difference of nearly opposite vectors: its
         // rounding grows as 1/|a + d|, so those rarer targets take the general path below.
-        let sum = offsetted + target_dir;
-        let squares = dot4(
-            [pole_normal, side, sum, sum],
-            [pole_normal, side, sum, side],
-        );
-        // |n|·|d × p| up to the swing's scale: the root of the two cross products' squares
-        // does not wait for the swing.
-        let normals_root = (squares.x * squares.y).sqrt();
-        let (sum_sq, sum_side) = (squares.z, squares.w);
         let k = 0.5 * sum_sq;
         let (vector, scalar, product_sq) = if k >= 1e-2 {
-            let axis = offsetted.cross(target_dir);
+            let axis_scaled = aim_line.cross(target);
             // `n · v = k·(side · v) − (sum · side)·(sum · v)`: dot products that do not wait
             // for `n`.
-            let pole_dots = dot4(
-                [side, sum, side, sum],
-                [pole_normal, pole_normal, pole_local, pole_local],
-            );
-            let cos = k * pole_dots.x - sum_side * pole_dots.y;
-            let sin = k * pole_dots.z - sum_side * pole_dots.w;
+            let cos = k * squares.z - sum_side * mixed.z;
+            let sin = k * mixed.x - sum_side * mixed.w;
             let (c, s) = plane_turn(cos, sin, normals_root, k).unwrap_or_else(|| {
+                let (side, sum) = (side_scaled * inverse_length, sum_scaled * inverse_length);
                 let n = side * k - sum * sum_side;
-                rescaled_pole_turn(n, side, k, target_dir, pole_local)
+                rescaled_pole_turn(n, side, k, target * inverse_length, pole_local)
             });
             let (c, s) = add_twist(c, s, params.twist_half_sin_cos);
-            (axis * c + sum * s, c * k, (c * c + s * s) * sum_sq)
+            // a × d = (A × D)/L², a + d = (A + D)/L.
+            let vector = axis_scaled * (c * recip_sq) + sum_scaled * (s * inverse_length);
+            (vector, c * k, (c * c + s * s) * sum_sq)
         } else {
+            let (offsetted, target_dir) = (aim_line * inverse_length, target * inverse_length);
+            let side = side_scaled * inverse_length;
             let swing = shortest_arc_a(offsetted, target_dir, up);
             let swing_sq = swing.length_squared();
             let joint_normal = rotate_scaled(swing, side);
-            let cos = joint_normal.dot(pole_normal);
+            let cos = joint_normal.dot(pole_scaled * inverse_length);
             let sin = joint_normal.dot(pole_local);
             let (c, s) = plane_turn(cos, sin, normals_root, swing_sq).unwrap_or_else(|| {
                 rescaled_pole_turn(joint_normal, side, swing_sq, target_dir, pole_local)
@@ -347,7 +373,7 @@ fn solve_aim_body(
         // joint's corrected frame: the angle error is 0 ahead of the origin, π behind.
         exact = params.weight >= 1.0;
         if exact {
-            let lead = along - offset_ahead;
+            let lead = along - offset_ahead * scale;
             if lead < 0.0 {
                 // Behind: leave the (rare) case to the measurement below.
                 exact = false;
@@ -464,6 +490,9 @@ fn checked_pole(
         pole_model
     }))
 }
+
+/// 2^100: the exact scale for targets within 1e-15 of the joint.
+const TINY_SCALE: f32 = f32::from_bits((127 + 100) << 23);
 
 /// `q` (finite, not zero) normalised after dividing by its largest component, so that its
 /// squared length neither overflows nor underflows.

@@ -297,3 +297,26 @@ fn pole_length_does_not_matter() {
         }
     }
 }
+
+/// Aiming is scale-free: the target and the eye offset scaled together, from 1e-20 (squared
+/// distances below f32's normal range) to 1e18, turn the joint the same way.
+#[test]
+fn target_and_offset_scaled_together_aim_the_same() {
+    let rotation = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0);
+    let joint = ChainJoint::new(Vec3::ZERO, rotation);
+    let (offset, pole) = (Vec3::new(0.03, 0.07, 0.1), Vec3::new(-0.2, 0.5, 1.0));
+    for target in [Vec3::new(2.0, 2.5, -1.0), Vec3::new(-0.3, 1.2, 4.0)] {
+        let unit_params = AimParams::new(Vec3::Z, Vec3::Y, offset, 0.2, 1.0, None).unwrap();
+        let unit = solve_aim(&joint, target, pole, &unit_params).unwrap();
+        for scale in [1e-20f32, 1e-16, 1e-12, 1e-6, 1e6, 1e12, 1e18] {
+            let params = AimParams::new(Vec3::Z, Vec3::Y, offset * scale, 0.2, 1.0, None).unwrap();
+            let r = solve_aim(&joint, target * scale, pole, &params).unwrap();
+            let d = (r.correction - unit.correction).length();
+            assert!(d < 1e-5, "{target} ×{scale:e}: {r:?} vs {unit:?}");
+            assert!(
+                r.reached && is_unit(r.correction) && r.angle_error == 0.0,
+                "{r:?}"
+            );
+        }
+    }
+}
