@@ -201,8 +201,9 @@ pub struct AimResult {
 
 avx2_dispatch! {
     /// Turns one joint so its forward axis (from its offset aim origin) points at `target_model`,
-    /// with its up axis turned toward `pole_model` (a model-space direction; zero disables the up
-    /// alignment) and `twist_angle` added about the aim line.
+    /// with its up axis turned toward `pole_model` (a model-space direction of any length; zero
+    /// disables the up alignment, as does a pole within about 1e-10 rad of the aim line) and
+    /// `twist_angle` added about the aim line.
     ///
     /// The correction is composed in joint space as ozz does: the shortest arc taking the
     /// offsetted forward onto the target, then the rotation about the aim line bringing the
@@ -228,12 +229,12 @@ fn solve_aim_body(
     params: &AimParams,
 ) -> Result<AimResult, IkError> {
     // One vector test for all inputs: the sum of their components is finite unless some
-    // component is not (or the sum overflows, which the detailed checks then clear).
+    // component is not (or the sum overflows, which the detailed checks then clear). The pole
+    // counts 16 times, so that one long enough for its turn into the joint's frame to
+    // overflow takes the detailed path too, which scales it down. (Each input is widened
+    // first: 3-lane arithmetic on them compiles to loads that straddle how callers store
+    // them, which stalls the loads.)
     let rotation_sq = joint_model.rotation.length_squared();
-    // (The pole counts 16 times, so that one long enough for its turn into the joint's frame
-    // to overflow takes the detailed path too, which scales it down.)
-    // (Each input is widened first: 3-lane arithmetic on them compiles to loads that straddle
-    // how callers store them, which stalls the loads.)
     let (position_a, target_a) = (Vec3A::from(joint_model.position), Vec3A::from(target_model));
     let mut pole_a = Vec3A::from(pole_model);
     let sum =
@@ -443,9 +444,8 @@ fn plane_turn(cos: f32, sin: f32, normals_root: f32, scale: f32) -> Option<(f32,
 /// [`plane_turn`] for a pole whose normal came out too short or not finite: the pole scaled
 /// by its largest component, so that one of any length turns the joint as its direction does.
 /// `(1, 0)` (no turn) for a zero pole, one within about 1e-10 rad of the aim line, or up along
-/// it. `n` is the joint's plane normal with
-/// `|n| = |side|·scale`. Inlined: a call would make the hot path keep its live vectors on
-/// the stack.
+/// it. `n` is the joint's plane normal with `|n| = |side|·scale`. Inlined: a call would make
+/// the hot path keep its live vectors on the stack.
 #[inline(always)]
 fn rescaled_pole_turn(n: Vec3A, side: Vec3A, scale: f32, d: Vec3A, pole: Vec3A) -> (f32, f32) {
     let largest = pole.abs().max_element();

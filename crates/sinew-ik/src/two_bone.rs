@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec3, Vec3A, Vec4};
 
-use crate::chain::{check_param, check_quat, check_vec, unit};
+use crate::chain::{check_param, check_quat, check_vec, inverse_root, unit};
 use crate::direction::{safe_direction, safe_length, shortest_arc_a};
 use crate::dispatch::avx2_dispatch;
 use crate::turn::{rotate, rotate_scaled};
@@ -200,28 +200,43 @@ fn solve_two_bone_body(
     let short = (distance - solved).abs();
 
     // Bend plane: toward the pole, else the current bend, else any perpendicular.
+    // Twice: with the pole within a few degrees of the target line, the first pass leaves a
+    // part along the line of its rounding (1e-7 of the pole) that is no longer small against
+    // what is across, and the bend would tilt out of the plane by it (1e-2 at 1e-5 rad).
     let pole_perp =
         early_pole_perp.unwrap_or_else(|| pole_model - dir_model * pole_model.dot(dir_model));
+    let pole_perp = pole_perp - dir_model * pole_perp.dot(dir_model);
     let pole_perp_sq = pole_perp.length_squared();
     let bend_model = if pole_perp_sq > 1e-10 * pole_model.length_squared()
         && pole_perp_sq.is_finite()
     {
         pole_perp * pole_perp_sq.sqrt().recip()
     } else {
-        let pole_dir = Vec3A::from(safe_direction(pole_model.into(), Vec3::Y));
-        (pole_dir - dir_model * pole_dir.dot(dir_model))
-            .try_normalize()
-            .or_else(|| {
-                (upper_to_mid_model - dir_model * upper_to_mid_model.dot(dir_model)).try_normalize()
-            })
+        // The part of `v` across the target line, when it is not lost in rounding.
+        let across = |v: Vec3A| {
+            let p = v - dir_model * v.dot(dir_model);
+            let p = p - dir_model * p.dot(dir_model);
+            let p_sq = p.length_squared();
+            (p_sq > 1e-10 * v.length_squared() && p_sq.is_finite()).then(|| p * p_sq.sqrt().recip())
+        };
+        across(Vec3A::from(safe_direction(pole_model.into(), Vec3::Y)))
+            .or_else(|| across(upper_to_mid_model))
             .unwrap_or_else(|| dir_model.any_orthonormal_vector())
     };
 
-    // Law of cosines at the upper joint; `dir` and `bend` are orthonormal, so the new upper
-    // direction is unit by construction and the new lower segment has length `l2`.
+    // Law of cosines at the upper joint, with one reciprocal for both: `cos = n / d` and
+    // `sin = √(d² − n²) / d` with `n = l1² + s² − l2²`, `d = 2·l1·s`, and `d² − n²` as the
+    // product of its four factors (Heron's), which keeps its digits near straight and near
+    // folded, where `1 − cos²` would not. `dir` and `bend` are orthonormal, so the new upper
+    // direction is unit (to rounding) and the new lower segment has length `l2`.
     let (cos_a, sin_a) = if l1 > 0.0 && solved > 0.0 {
-        let c = ((l1 * l1 + solved * solved - l2 * l2) / (2.0 * l1 * solved)).clamp(-1.0, 1.0);
-        (c, (1.0 - c * c).max(0.0).sqrt())
+        let inverse_d = (2.0 * l1 * solved).recip();
+        // (`l1² − l2²` as `(l1 − l2)·(l1 + l2)`, exact for bones of about equal length, where
+        // the difference of the squares would cancel.)
+        let n = (l1 - l2) * (l1 + l2) + solved * solved;
+        let heron =
+            ((l2 - l1 + solved) * (l1 + l2 - solved)) * ((l1 - l2 + solved) * (l1 + l2 + solved));
+        (n * inverse_d, heron.max(0.0).sqrt() * inverse_d)
     } else {
         (0.0, 1.0)
     };
@@ -347,7 +362,8 @@ fn arc_scaled(from: Vec3A, to_scaled: Vec3A, scale: f32, fallback_scaled: Vec3A)
 /// root runs alongside the turn).
 #[inline]
 fn local_arc(rotation: Quat, q: Quat) -> Quat {
-    let scale = q.length_squared().sqrt().recip();
+    // (|q|² is within [1e-8, 64] for the arcs built here: the reciprocal is safe.)
+    let scale = inverse_root(q.length_squared());
     let axis = rotate(rotation.conjugate(), Vec3A::new(q.x, q.y, q.z));
     Quat::from_xyzw(axis.x, axis.y, axis.z, q.w) * scale
 }

@@ -179,3 +179,72 @@ fn soften_slows_the_approach_to_straight() {
     let (r, _) = solve(Vec3::new(0.0, 0.3, 0.0), Vec3::Z, &soft);
     assert!(r.reached, "below the soft start nothing changes");
 }
+
+/// A pole a hair off the target line (1e-6 to 1e-2 rad, either way along it): the bend
+/// plane is then a ratio of tiny lengths, and its part along the target line — rounding —
+/// used to tilt the limb out of its plane, missing the target by up to a quarter of its
+/// length.
+#[test]
+fn pole_nearly_along_the_target_line_still_reaches() {
+    let mut rng = Rng::new(8);
+    let mut worst = 0.0f32;
+    for k in 0..2000 {
+        let (l1, l2) = (rng.range(0.1, 1.0), rng.range(0.1, 1.0));
+        let upper = rng.direction() * 0.5;
+        let mid = upper + rng.direction() * l1;
+        let end = mid + rng.direction() * l2;
+        let joints = [
+            ChainJoint::new(upper, rng.quat()),
+            ChainJoint::new(mid, rng.quat()),
+            ChainJoint::new(end, rng.quat()),
+        ];
+        let along = rng.direction();
+        let target = upper + along * rng.range((l1 - l2).abs() + 0.01, l1 + l2 - 0.01);
+        let angle = 10f32.powf(rng.range(-6.0, -2.0));
+        let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+        let pole = (along * sign * angle.cos() + along.any_orthonormal_vector() * angle.sin())
+            * rng.range(0.5, 4.0);
+        let r = solve_two_bone(&joints, target, None, pole, &TwoBoneParams::default()).unwrap();
+        assert!(
+            r.reached && r.corrections.iter().all(|q| is_unit(*q)),
+            "{r:?}"
+        );
+        let out = fk(&joints, &r.corrections[..2]);
+        worst = worst.max((out[2].position - target).length());
+    }
+    assert!(worst < 2e-5, "worst miss {worst}");
+}
+
+/// Bones of about equal length folded onto themselves (target within a millimetre of the
+/// upper joint): `l1² − l2²` cancels there unless taken as `(l1 − l2)·(l1 + l2)`, and the
+/// cosine then disagrees with the sine taken from Heron's product.
+#[test]
+fn folded_limb_of_equal_bones_reaches() {
+    let mut rng = Rng::new(9);
+    let mut worst = 0.0f32;
+    for _ in 0..2000 {
+        let l1 = rng.range(0.3, 1.0);
+        let l2 = l1 * (1.0 + rng.range(-1e-3, 1e-3));
+        let upper = rng.direction() * 0.5;
+        let mid = upper + rng.direction() * l1;
+        let end = mid + rng.direction() * l2;
+        let joints = [
+            ChainJoint::new(upper, rng.quat()),
+            ChainJoint::new(mid, rng.quat()),
+            ChainJoint::new(end, rng.quat()),
+        ];
+        let target = upper + rng.direction() * rng.range(0.0, 2e-3);
+        let r = solve_two_bone(
+            &joints,
+            target,
+            None,
+            rng.direction(),
+            &TwoBoneParams::default(),
+        )
+        .unwrap();
+        let out = fk(&joints, &r.corrections[..2]);
+        let miss = (out[2].position - target).length() - r.short;
+        worst = worst.max(miss.abs());
+    }
+    assert!(worst < 1e-5, "worst miss {worst}");
+}
