@@ -177,14 +177,9 @@ fn solve_two_bone_body(
     let dir_model = if distance > 0.0 && distance.is_finite() {
         to_target_model / distance
     } else {
-        // Target at the upper joint (keep the current upper→end line) or beyond f32 range.
-        let to_target_model = target_model - upper.position;
-        distance = safe_length(to_target_model);
-        let current = safe_direction(
-            end.position - upper.position,
-            safe_direction(mid.position - upper.position, Vec3::Y),
-        );
-        Vec3A::from(safe_direction(to_target_model, current))
+        let (dir, length) = fallback_target_line(joints_model, target_model);
+        distance = length;
+        dir
     };
     let reach_min = (l1 - l2).abs();
     let reach_max = (l1 + l2 - params.straight_margin).max(reach_min);
@@ -207,22 +202,12 @@ fn solve_two_bone_body(
         early_pole_perp.unwrap_or_else(|| pole_model - dir_model * pole_model.dot(dir_model));
     let pole_perp = pole_perp - dir_model * pole_perp.dot(dir_model);
     let pole_perp_sq = pole_perp.length_squared();
-    let bend_model = if pole_perp_sq > 1e-10 * pole_model.length_squared()
-        && pole_perp_sq.is_finite()
-    {
-        pole_perp * pole_perp_sq.sqrt().recip()
-    } else {
-        // The part of `v` across the target line, when it is not lost in rounding.
-        let across = |v: Vec3A| {
-            let p = v - dir_model * v.dot(dir_model);
-            let p = p - dir_model * p.dot(dir_model);
-            let p_sq = p.length_squared();
-            (p_sq > 1e-10 * v.length_squared() && p_sq.is_finite()).then(|| p * p_sq.sqrt().recip())
+    let bend_model =
+        if pole_perp_sq > 1e-10 * pole_model.length_squared() && pole_perp_sq.is_finite() {
+            pole_perp * pole_perp_sq.sqrt().recip()
+        } else {
+            fallback_bend(pole_model, upper_to_mid_model, dir_model)
         };
-        across(Vec3A::from(safe_direction(pole_model.into(), Vec3::Y)))
-            .or_else(|| across(upper_to_mid_model))
-            .unwrap_or_else(|| dir_model.any_orthonormal_vector())
-    };
 
     // Law of cosines at the upper joint, with one reciprocal for both: `cos = n / d` and
     // `sin = √(d² − n²) / d` with `n = l1² + s² − l2²`, `d = 2·l1·s`, and `d² − n²` as the
@@ -297,6 +282,42 @@ fn solve_two_bone_body(
         short,
         reached: short == 0.0,
     })
+}
+
+/// The target line for a target at the upper joint (keeping the current upper→end line) or
+/// beyond f32's squared range: its direction and the target's distance. Out of line, as the
+/// other fallbacks: inlined, their robust normalisations made the common path spill.
+#[cold]
+#[inline(never)]
+fn fallback_target_line(joints_model: &[ChainJoint; 3], target_model: Vec3) -> (Vec3A, f32) {
+    let [upper, mid, end] = joints_model;
+    let to_target_model = target_model - upper.position;
+    let current = safe_direction(
+        end.position - upper.position,
+        safe_direction(mid.position - upper.position, Vec3::Y),
+    );
+    (
+        Vec3A::from(safe_direction(to_target_model, current)),
+        safe_length(to_target_model),
+    )
+}
+
+/// The bend direction when the pole's part across the target line `dir` is lost in rounding
+/// (or the pole is too long to square): the pole at unit scale, else the current bend (the
+/// upper bone across the line), else any perpendicular.
+#[cold]
+#[inline(never)]
+fn fallback_bend(pole_model: Vec3A, upper_to_mid_model: Vec3A, dir: Vec3A) -> Vec3A {
+    // The part of `v` across the line, when it is not lost in rounding.
+    let across = |v: Vec3A| {
+        let p = v - dir * v.dot(dir);
+        let p = p - dir * p.dot(dir);
+        let p_sq = p.length_squared();
+        (p_sq > 1e-10 * v.length_squared() && p_sq.is_finite()).then(|| p * p_sq.sqrt().recip())
+    };
+    across(Vec3A::from(safe_direction(pole_model.into(), Vec3::Y)))
+        .or_else(|| across(upper_to_mid_model))
+        .unwrap_or_else(|| dir.any_orthonormal_vector())
 }
 
 /// The detailed input checks, naming the first bad value.
