@@ -82,6 +82,9 @@
 //! Inside, the solvers keep dependency chains short: square roots and divisions taken
 //! side by side (`√x · (1/x)`; a FABRIK segment as `(v · (length/|v|²)) · √|v|²`), shortest
 //! arcs left unnormalised until one final scale, and moving points carried in registers.
+//! [`solve_aim`] composes its correction in closed form — the shortest arc as two
+//! reflections, its product with the turn about the aim line written out — from dot products
+//! taken four at a time on the unnormalised target, so its one normalisation runs beside them.
 //! [`solve_ccd`] takes a dedicated path for the commonest MMD chain, a leg (a free thigh over
 //! a knee limited about one axis): solved in the thigh's frame, the knee's angle kept as a
 //! half-angle pair so that no step needs trigonometry; it follows the general loop's rules
