@@ -180,6 +180,19 @@ fn soften_slows_the_approach_to_straight() {
     assert!(r.reached, "below the soft start nothing changes");
 }
 
+/// A limb with bones `l1` and `l2` long, its upper joint within 0.5 of the origin, bones in
+/// random directions and joints in random rotations.
+fn random_limb(rng: &mut Rng, l1: f32, l2: f32) -> [ChainJoint; 3] {
+    let upper = rng.direction() * 0.5;
+    let mid = upper + rng.direction() * l1;
+    let end = mid + rng.direction() * l2;
+    [
+        ChainJoint::new(upper, rng.quat()),
+        ChainJoint::new(mid, rng.quat()),
+        ChainJoint::new(end, rng.quat()),
+    ]
+}
+
 /// A pole a hair off the target line (1e-6 to 1e-2 rad, either way along it): the bend
 /// plane is then a ratio of tiny lengths, and its part along the target line — rounding —
 /// used to tilt the limb out of its plane, missing the target by up to 0.27 on these limbs
@@ -190,14 +203,8 @@ fn pole_nearly_along_the_target_line_still_reaches() {
     let mut worst = 0.0f32;
     for k in 0..2000 {
         let (l1, l2) = (rng.range(0.1, 1.0), rng.range(0.1, 1.0));
-        let upper = rng.direction() * 0.5;
-        let mid = upper + rng.direction() * l1;
-        let end = mid + rng.direction() * l2;
-        let joints = [
-            ChainJoint::new(upper, rng.quat()),
-            ChainJoint::new(mid, rng.quat()),
-            ChainJoint::new(end, rng.quat()),
-        ];
+        let joints = random_limb(&mut rng, l1, l2);
+        let upper = joints[0].position;
         let along = rng.direction();
         let target = upper + along * rng.range((l1 - l2).abs() + 0.01, l1 + l2 - 0.01);
         let angle = 10f32.powf(rng.range(-6.0, -2.0));
@@ -225,14 +232,8 @@ fn folded_limb_of_equal_bones_reaches() {
     for _ in 0..2000 {
         let l1 = rng.range(0.3, 1.0);
         let l2 = l1 * (1.0 + rng.range(-1e-3, 1e-3));
-        let upper = rng.direction() * 0.5;
-        let mid = upper + rng.direction() * l1;
-        let end = mid + rng.direction() * l2;
-        let joints = [
-            ChainJoint::new(upper, rng.quat()),
-            ChainJoint::new(mid, rng.quat()),
-            ChainJoint::new(end, rng.quat()),
-        ];
+        let joints = random_limb(&mut rng, l1, l2);
+        let upper = joints[0].position;
         let target = upper + rng.direction() * rng.range(0.0, 2e-3);
         let r = solve_two_bone(
             &joints,
