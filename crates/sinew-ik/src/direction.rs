@@ -275,14 +275,14 @@ fn clamp_hinge(d: Vec3A, frame: &HingeFrame, hinge: &Hinge) -> HingeClamp {
 ///
 /// Unlike `Quat::from_rotation_arc`, which snaps anything within ~2 ulp of opposite to a
 /// half-turn about an arbitrary axis, this keeps the true axis `from × to` as long as it is
-/// measurable, and only for exactly opposite vectors turns by π about `fallback_axis` (when
-/// it is orthogonal to `from`) or any axis orthogonal to `from`.
+/// measurable, and only for vectors opposite to rounding (`|from × to|² < 1e-14`) turns by π
+/// about `fallback_axis` (when it is orthogonal to `from`) or any axis orthogonal to `from`.
 #[inline]
 pub(crate) fn shortest_arc_a(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> Quat {
     let axis = from.cross(to);
     let w = 1.0 + from.dot(to);
     if w < 1e-3 {
-        return shortest_arc_opposite(from, to, axis, w, fallback_axis);
+        return shortest_arc_opposite(from, to, axis, fallback_axis);
     }
     Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
 }
@@ -291,14 +291,10 @@ pub(crate) fn shortest_arc_a(from: Vec3A, to: Vec3A, fallback_axis: Vec3A) -> Qu
 /// would otherwise make every caller keep its live values on the stack.
 #[cold]
 #[inline(never)]
-fn shortest_arc_opposite(
-    from: Vec3A,
-    to: Vec3A,
-    axis: Vec3A,
-    w: f32,
-    fallback_axis: Vec3A,
-) -> Quat {
-    if axis.length_squared() < 1e-14 && w < 1e-6 {
+fn shortest_arc_opposite(from: Vec3A, to: Vec3A, axis: Vec3A, fallback_axis: Vec3A) -> Quat {
+    // (Opposite to rounding, whatever `1 + dot` says: for vectors a few ulps off unit it can
+    // stay above 1e-6 with no axis left to divide by.)
+    if axis.length_squared() < 1e-14 {
         let a = if fallback_axis.dot(from).abs() < 1e-3 && fallback_axis.is_normalized() {
             fallback_axis
         } else {

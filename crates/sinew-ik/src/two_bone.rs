@@ -170,10 +170,13 @@ fn solve_two_bone_body(
     let to_target_model = target_a - upper_model;
     let distance_sq = to_target_model.length_squared();
     let mut distance = distance_sq.sqrt();
-    // The pole's part across the target line straight from the unnormalised target vector
-    // (it does not wait for the direction's division), where `1/distance²` is safe.
-    let early_pole_perp = (distance_sq > 1e-30 && distance_sq < f32::INFINITY)
-        .then(|| pole_model - to_target_model * (pole_model.dot(to_target_model) / distance_sq));
+    // The pole's part across the target line, times distance², straight from the unnormalised
+    // target vector (it does not wait for the direction's division): `(t × p) × t`. As a
+    // double cross product it is across the line to rounding of itself, however close the
+    // pole lies to the line — a projection `p − t·(p·t)/|t|²` keeps rounding of the whole pole
+    // along the line, which with the pole within 1e-2 rad of it tilted the limb out of its
+    // plane (the end missed by up to 0.27 on limbs 0.2–2 long).
+    let pole_across = to_target_model.cross(pole_model).cross(to_target_model);
     let dir_model = if distance > 0.0 && distance.is_finite() {
         to_target_model / distance
     } else {
@@ -195,19 +198,17 @@ fn solve_two_bone_body(
     let short = (distance - solved).abs();
 
     // Bend plane: toward the pole, else the current bend, else any perpendicular.
-    // Twice: with the pole within a few degrees of the target line, the first pass leaves a
-    // part along the line of its rounding (1e-7 of the pole) that is no longer small against
-    // what is across, and the bend would tilt out of the plane by it (1e-2 at 1e-5 rad).
-    let pole_perp =
-        early_pole_perp.unwrap_or_else(|| pole_model - dir_model * pole_model.dot(dir_model));
-    let pole_perp = pole_perp - dir_model * pole_perp.dot(dir_model);
-    let pole_perp_sq = pole_perp.length_squared();
-    let bend_model =
-        if pole_perp_sq > 1e-10 * pole_model.length_squared() && pole_perp_sq.is_finite() {
-            pole_perp * pole_perp_sq.sqrt().recip()
-        } else {
-            fallback_bend(pole_model, upper_to_mid_model, dir_model)
-        };
+    // (Past a distance of about 1e9, or below 1e-10, the scale `distance⁴` leaves f32's range
+    // and the fallback takes the pole at unit scale.)
+    let across_sq = pole_across.length_squared();
+    let bend_model = if across_sq
+        > 1e-10 * pole_model.length_squared() * (distance_sq * distance_sq)
+        && across_sq.is_finite()
+    {
+        pole_across * across_sq.sqrt().recip()
+    } else {
+        fallback_bend(pole_model, upper_to_mid_model, dir_model)
+    };
 
     // Law of cosines at the upper joint, with one reciprocal for both: `cos = n / d` and
     // `sin = √(d² − n²) / d` with `n = l1² + s² − l2²`, `d = 2·l1·s`, and `d² − n²` as the
@@ -219,9 +220,10 @@ fn solve_two_bone_body(
         // (`l1² − l2²` as `(l1 − l2)·(l1 + l2)`, exact for bones of about equal length, where
         // the difference of the squares would cancel.)
         let n = (l1 - l2) * (l1 + l2) + solved * solved;
-        let heron =
-            ((l2 - l1 + solved) * (l1 + l2 - solved)) * ((l1 - l2 + solved) * (l1 + l2 + solved));
-        (n * inverse_d, heron.max(0.0).sqrt() * inverse_d)
+        // (Each pair of factors over `d` before their product: all four overflow past 1e9.)
+        let inner = (l2 - l1 + solved) * (l1 + l2 - solved) * inverse_d;
+        let outer = (l1 - l2 + solved) * (l1 + l2 + solved) * inverse_d;
+        (n * inverse_d, (inner * outer).max(0.0).sqrt())
     } else {
         (0.0, 1.0)
     };

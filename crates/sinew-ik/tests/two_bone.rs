@@ -249,3 +249,35 @@ fn folded_limb_of_equal_bones_reaches() {
     }
     assert!(worst < 1e-5, "worst miss {worst}");
 }
+
+/// A target on the middle joint of a short upper bone over a long lower one: the limb must
+/// fold (the upper bone turns a half-turn) with its new direction a few ulps off unit —
+/// the shortest arc took that as "nearly" opposite and divided by an axis of zero (NaN;
+/// found by the scale proptest).
+#[test]
+fn folding_a_half_turn_stays_finite() {
+    for scale in [1e-6f32, 1.8e-3, 1.0, 1e3, 3e9] {
+        for (upper, end) in [
+            (Vec3::new(-0.1, 0.0, 0.0), Vec3::new(0.0, 2.0, 0.0)),
+            (
+                Vec3::new(0.6027, -2.5297, -3.8515) - Vec3::new(0.5644, -2.5644, -3.8032),
+                Vec3::new(1.0730, -3.7569, -4.8778) - Vec3::new(0.5644, -2.5644, -3.8032),
+            ),
+        ] {
+            let joints = [
+                ChainJoint::new(upper * scale, Quat::from_rotation_z(0.4)),
+                ChainJoint::new(Vec3::ZERO, Quat::IDENTITY),
+                ChainJoint::new(end * scale, Quat::IDENTITY),
+            ];
+            let params = TwoBoneParams::new(1.0, 1.0, 1e-3 * scale).unwrap();
+            let r = solve_two_bone(&joints, Vec3::ZERO, None, Vec3::X, &params).unwrap();
+            assert!(r.corrections.iter().all(|q| is_unit(*q)), "×{scale}: {r:?}");
+            let out = fk(&joints, &r.corrections[..2]);
+            let reach_min = (end.length() - upper.length()).abs() * scale;
+            assert!(
+                ((out[2].position - out[0].position).length() - reach_min).abs() < 1e-4 * reach_min,
+                "×{scale}: {out:?}"
+            );
+        }
+    }
+}
