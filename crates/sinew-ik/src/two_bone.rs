@@ -198,12 +198,12 @@ fn solve_two_bone_body(
     let short = (distance - solved).abs();
 
     // Bend plane: toward the pole, else the current bend, else any perpendicular.
-    // (Past a distance of about 1e9, or below 1e-10, the scale `distance⁴` leaves f32's range
-    // and the fallback takes the pole at unit scale.)
+    // (Past a distance of about 4e9 the scale `distance⁴` overflows, and below 1e-7 the part
+    // across nears f32's subnormals: the fallback then takes the pole at unit scale.)
     let across_sq = pole_across.length_squared();
     let bend_model = if across_sq
         > 1e-10 * pole_model.length_squared() * (distance_sq * distance_sq)
-        && across_sq.is_finite()
+        && (1e-30..f32::INFINITY).contains(&across_sq)
     {
         pole_across * across_sq.sqrt().recip()
     } else {
