@@ -441,18 +441,17 @@ fn plane_turn(cos: f32, sin: f32, normals_root: f32, scale: f32) -> Option<(f32,
     Some(if cos >= 0.0 { (x, sin) } else { (sin, x) })
 }
 
-/// [`plane_turn`] for a pole whose normal came out too short or not finite: the pole scaled
-/// by its largest component, so that one of any length turns the joint as its direction does.
-/// `(1, 0)` (no turn) for a zero pole, one within about 1e-10 rad of the aim line, or up along
-/// it. `n` is the joint's plane normal with `|n| = |side|·scale`. Inlined: a call would make
-/// the hot path keep its live vectors on the stack.
+/// [`plane_turn`] for a pole whose normal came out too short or not finite: the pole at unit
+/// length ([`try_unit`], exact at any scale), so that one of any length turns the joint as its
+/// direction does. `(1, 0)` (no turn) for a zero pole, one within about 1e-10 rad of the aim
+/// line, or up along it. `n` is the joint's plane normal with `|n| = |side|·scale`. Inlined: a
+/// call would make the hot path keep its live vectors on the stack.
 #[inline(always)]
 fn rescaled_pole_turn(n: Vec3A, side: Vec3A, scale: f32, d: Vec3A, pole: Vec3A) -> (f32, f32) {
-    let largest = pole.abs().max_element();
-    if largest == 0.0 {
+    let Some(pole) = try_unit(pole.into()) else {
         return (1.0, 0.0);
-    }
-    let pole = pole / largest;
+    };
+    let pole = Vec3A::from(pole);
     let pole_normal = d.cross(pole);
     let normals_root = (pole_normal.length_squared() * side.length_squared()).sqrt();
     plane_turn(n.dot(pole_normal), n.dot(pole), normals_root, scale).unwrap_or((1.0, 0.0))
@@ -469,9 +468,9 @@ fn add_twist(c: f32, s: f32, (sin, cos): (f32, f32)) -> (f32, f32) {
     }
 }
 
-/// [`solve_aim`]'s detailed input checks, out of line; the pole, scaled down by its largest
-/// component when that is so large (past 1e30) that its turn into the joint's frame could
-/// overflow.
+/// [`solve_aim`]'s detailed input checks, out of line; the pole at unit length ([`try_unit`];
+/// zero stays zero), as one so long that its turn into the joint's frame could overflow comes
+/// this way.
 #[cold]
 #[inline(never)]
 fn checked_pole(
@@ -483,12 +482,7 @@ fn checked_pole(
     check_quat("joint_model.rotation", 0, joint.rotation)?;
     check_vec("target_model", 0, target_model)?;
     check_vec("pole_model", 0, pole_model)?;
-    let largest = pole_model.abs().max_element();
-    Ok(Vec3A::from(if largest > 1e30 {
-        pole_model / largest
-    } else {
-        pole_model
-    }))
+    Ok(Vec3A::from(try_unit(pole_model).unwrap_or(pole_model)))
 }
 
 /// 2^100: the exact scale for targets within 1e-15 of the joint.

@@ -310,10 +310,10 @@ fn fallback_target_line(joints_model: &[ChainJoint; 3], target_model: Vec3) -> (
 #[cold]
 #[inline(never)]
 fn fallback_bend(pole_model: Vec3A, upper_to_mid_model: Vec3A, dir: Vec3A) -> Vec3A {
-    // The part of `v` across the line, when it is not lost in rounding.
+    // The part of `v` across the line (as on the common path, a double cross product: across
+    // to its own rounding), when it is not lost in rounding.
     let across = |v: Vec3A| {
-        let p = v - dir * v.dot(dir);
-        let p = p - dir * p.dot(dir);
+        let p = dir.cross(v).cross(dir);
         let p_sq = p.length_squared();
         (p_sq > 1e-10 * v.length_squared() && p_sq.is_finite()).then(|| p * p_sq.sqrt().recip())
     };
