@@ -378,6 +378,7 @@ mod props {
     use glam::{Quat, Vec3};
     use proptest::prelude::*;
 
+    use super::common::bone_lengths;
     use super::common::strategies::{quat, unit, vec3};
     use sinew_ik::arbiter::corrections_len;
     use sinew_ik::{
@@ -466,8 +467,7 @@ mod props {
             prop_assert!(r.iter().all(|x| x.is_finite() && *x >= 0.0), "{:?}", r);
             let mut out = joints.clone();
             apply_corrections(&joints, &c, &mut out).unwrap();
-            for (a, b) in joints.windows(2).zip(out.windows(2)) {
-                let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+            for (la, lb) in bone_lengths(&joints, &out) {
                 prop_assert!((la - lb).abs() <= 1e-4 * la, "length {} -> {}", la, lb);
             }
             prop_assert_eq!((c, r), run());

@@ -29,9 +29,7 @@ fn dirs(joints: &[ChainJoint]) -> Vec<Vec3> {
 }
 
 fn assert_lengths(before: &[ChainJoint], after: &[ChainJoint]) {
-    for (a, b) in before.windows(2).zip(after.windows(2)) {
-        let la = (a[1].position - a[0].position).length();
-        let lb = (b[1].position - b[0].position).length();
+    for (la, lb) in bone_lengths(before, after) {
         assert!((la - lb).abs() < 1e-4, "length {la} became {lb}");
     }
 }
@@ -128,9 +126,7 @@ fn long_bones_and_a_target_next_to_a_joint() {
             assert!(r.residual.is_finite(), "{name} {target}: {r:?}");
             assert!(c.iter().all(|q| is_unit(*q)), "{name} {target}: {c:?}");
             let out = fk(&joints, &c);
-            for (a, b) in joints.windows(2).zip(out.windows(2)) {
-                let la = (a[1].position - a[0].position).length();
-                let lb = (b[1].position - b[0].position).length();
+            for (la, lb) in bone_lengths(&joints, &out) {
                 assert!(
                     (la / lb - 1.0).abs() < 1e-5,
                     "{name}: length {la} became {lb}"

@@ -50,9 +50,7 @@ fn reach(joints: &[ChainJoint]) -> f32 {
 }
 
 fn check_lengths(before: &[ChainJoint], after: &[ChainJoint]) -> Result<(), TestCaseError> {
-    for (a, b) in before.windows(2).zip(after.windows(2)) {
-        let la = (a[1].position - a[0].position).length();
-        let lb = (b[1].position - b[0].position).length();
+    for (la, lb) in bone_lengths(before, after) {
         prop_assert!(
             (la - lb).abs() <= 1e-4 * (1.0 + la),
             "length {} -> {}",
@@ -236,9 +234,7 @@ proptest! {
         prop_assert!(r.residual.is_finite(), "{:?}", r);
         prop_assert!(c.iter().all(|q| is_unit(*q)), "{:?}", c);
         let out = fk(&joints, &c);
-        for (a, b) in joints.windows(2).zip(out.windows(2)) {
-            let la = (a[1].position - a[0].position).length();
-            let lb = (b[1].position - b[0].position).length();
+        for (la, lb) in bone_lengths(&joints, &out) {
             prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "length {} -> {}", la, lb);
         }
     }
@@ -417,8 +413,7 @@ proptest! {
         let r = solve_two_bone(&three, t, end_rotation, pole, &two_bone_params).unwrap();
         prop_assert!(r.corrections.iter().all(|q| is_unit(*q)) && r.short.is_finite(), "{:?}", r);
         let out = fk(&three, &r.corrections[..2]);
-        for (a, b) in three.windows(2).zip(out.windows(2)) {
-            let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+        for (la, lb) in bone_lengths(&three, &out) {
             prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "two-bone length {} -> {}", la, lb);
         }
 
@@ -441,8 +436,7 @@ proptest! {
         let r = solve_ccd(&links, joints[n].position, t, &CcdParams::new(40, 1.0, 1e-4 * scale).unwrap(), &mut CcdScratch::new(), &mut c).unwrap();
         prop_assert!(r.residual.is_finite() && c.iter().all(|q| is_unit(*q)), "{:?} {:?}", r, c);
         let out = fk(&joints, &c);
-        for (a, b) in joints.windows(2).zip(out.windows(2)) {
-            let (la, lb) = ((a[1].position - a[0].position).length(), (b[1].position - b[0].position).length());
+        for (la, lb) in bone_lengths(&joints, &out) {
             prop_assert!((la - lb).abs() <= 1e-4 * la + 1e-5 * scale, "CCD length {} -> {}", la, lb);
         }
 

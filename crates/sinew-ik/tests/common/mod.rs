@@ -121,6 +121,18 @@ pub fn random_hinge_target(rng: &mut Rng, bones: usize, length: f32) -> Vec3 {
     p
 }
 
+/// Each bone's length before and after the corrections, link by link: `(before, after)`.
+pub fn bone_lengths<'a>(
+    before: &'a [ChainJoint],
+    after: &'a [ChainJoint],
+) -> impl Iterator<Item = (f32, f32)> + 'a {
+    let length = |w: &[ChainJoint]| (w[1].position - w[0].position).length();
+    before
+        .windows(2)
+        .zip(after.windows(2))
+        .map(move |(a, b)| (length(a), length(b)))
+}
+
 /// Forward kinematics after corrections.
 pub fn fk(joints: &[ChainJoint], corrections: &[Quat]) -> Vec<ChainJoint> {
     let mut out = joints.to_vec();
