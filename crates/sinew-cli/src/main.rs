@@ -12,6 +12,7 @@
 
 mod commands;
 mod error;
+mod limits;
 mod render;
 mod scene;
 mod source;

@@ -381,6 +381,19 @@ impl Animator {
         &self.parents
     }
 
+    /// The local transforms of the last evaluated frame (skeleton order) when the model is a
+    /// glTF sampled without physics: exact even where a world matrix is singular (a joint
+    /// scaled to zero), where locals recovered from world matrices are not.
+    pub fn gltf_locals(&self) -> Option<&[Transform]> {
+        match &self.inner {
+            Inner::Gltf {
+                sampler,
+                physics: None,
+            } => Some(sampler.locals()),
+            _ => None,
+        }
+    }
+
     /// Frames per second.
     pub fn fps(&self) -> f32 {
         self.fps

@@ -301,7 +301,7 @@ fn pose_gltf_matches_the_threejs_dump() {
     };
     let dump_path = assets().join("../conformance/gltf_CesiumMan.json");
     let Ok(text) = std::fs::read_to_string(&dump_path) else {
-        eprintln!("skipping: {} not found", dump_path.display());
+        sinew_testkit::assets::missing(&format!("{}", dump_path.display()));
         return;
     };
     let dump: serde_json::Value = serde_json::from_str(&text).unwrap();

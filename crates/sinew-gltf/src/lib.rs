@@ -47,7 +47,7 @@ pub use dynamics::{
 };
 pub use error::{GltfError, GltfWarning};
 pub use export::{bake_glb, bake_glb_from_world, BAKED_ANIMATION_NAME};
-pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE};
+pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE, MAX_BUFFER_BYTES};
 
 /// The `gltf` crate this reader is built on (re-exported for [`GltfModel::document`]).
 pub use gltf;

@@ -448,6 +448,56 @@ impl GltfModel {
 }
 
 /// Loads every buffer, in document order.
+/// Largest buffer accepted, in bytes (1 GiB): a file cannot make the loader allocate more.
+pub const MAX_BUFFER_BYTES: usize = 1 << 30;
+
+/// Reads an external buffer: a relative URI (percent-decoded) naming a regular file inside the
+/// glTF's own folder, of at least `length` bytes; only `length` bytes are read. Absolute paths,
+/// other schemes, `..` and links that leave the folder, devices and pipes are refused.
+fn external_buffer(base: &Path, uri: &str, length: usize) -> Result<Vec<u8>, String> {
+    let decoded = urlencoding::decode(uri)
+        .map_err(|_| "URI is not valid percent-encoded UTF-8".to_owned())?;
+    let relative = Path::new(decoded.as_ref());
+    if decoded.contains(':') || relative.is_absolute() {
+        return Err(format!(
+            "URI \"{uri}\" is absolute or has a scheme; only files beside the glTF are read"
+        ));
+    }
+    if relative.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    }) {
+        return Err(format!("URI \"{uri}\" leaves the glTF's folder"));
+    }
+    let folder = base
+        .canonicalize()
+        .map_err(|e| format!("folder {}: {e}", base.display()))?;
+    let path = base
+        .join(relative)
+        .canonicalize()
+        .map_err(|e| format!("\"{uri}\": {e}"))?;
+    if !path.starts_with(&folder) {
+        return Err(format!("URI \"{uri}\" resolves outside the glTF's folder"));
+    }
+    let meta = std::fs::metadata(&path).map_err(|e| format!("\"{uri}\": {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("\"{uri}\" is not a regular file"));
+    }
+    if meta.len() < length as u64 {
+        return Err(format!(
+            "\"{uri}\" holds {} bytes, {length} declared",
+            meta.len()
+        ));
+    }
+    let mut data = Vec::with_capacity(length);
+    let file = std::fs::File::open(&path).map_err(|e| format!("\"{uri}\": {e}"))?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, length as u64), &mut data)
+        .map_err(|e| format!("\"{uri}\": {e}"))?;
+    Ok(data)
+}
+
 fn load_buffers(
     document: &gltf::Document,
     base: Option<&Path>,
@@ -457,28 +507,41 @@ fn load_buffers(
     let mut out = Vec::with_capacity(document.buffers().len());
     for buffer in document.buffers() {
         let index = buffer.index();
-        let data = gltf::buffer::Data::from_source_and_blob(buffer.source(), base, &mut blob)
-            .map_err(|e| GltfError::Buffer {
-                index,
-                reason: match e {
-                    gltf::Error::ExternalReferenceInSliceImport => {
-                        "external file referenced while loading from memory".to_owned()
-                    }
-                    gltf::Error::MissingBlob => "the GLB has no BIN chunk".to_owned(),
-                    other => other.to_string(),
-                },
-            })?;
-        if data.0.len() < buffer.length() {
-            return Err(GltfError::Buffer {
-                index,
-                reason: format!(
-                    "{} bytes declared, {} available",
-                    buffer.length(),
-                    data.0.len()
-                ),
-            });
+        let err = |reason: String| GltfError::Buffer { index, reason };
+        if buffer.length() > MAX_BUFFER_BYTES {
+            return Err(err(format!(
+                "{} bytes declared; the limit is {MAX_BUFFER_BYTES}",
+                buffer.length()
+            )));
         }
-        out.push(data.0);
+        let data = match buffer.source() {
+            gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:") => match base {
+                Some(base) => external_buffer(base, uri, buffer.length()).map_err(err)?,
+                None => {
+                    return Err(err(
+                        "external file referenced while loading from memory".to_owned()
+                    ))
+                }
+            },
+            source => {
+                gltf::buffer::Data::from_source_and_blob(source, None, &mut blob)
+                    .map_err(|e| {
+                        err(match e {
+                            gltf::Error::MissingBlob => "the GLB has no BIN chunk".to_owned(),
+                            other => other.to_string(),
+                        })
+                    })?
+                    .0
+            }
+        };
+        if data.len() < buffer.length() {
+            return Err(err(format!(
+                "{} bytes declared, {} available",
+                buffer.length(),
+                data.len()
+            )));
+        }
+        out.push(data);
     }
     Ok(out)
 }

@@ -33,9 +33,9 @@ fn bench(c: &mut Criterion) {
     let mut inst = MmdInstance::new(Arc::clone(&model));
     let l = model.bone_index("左足ＩＫ").unwrap();
     let r = model.bone_index("右足ＩＫ").unwrap();
-    inst.translation[l] = Vec3::new(0.0, 2.0, 0.0);
-    inst.translation[r] = Vec3::new(0.0, 1.0, -1.0);
-    inst.rotation[model.bone_index("上半身").unwrap()] = Quat::from_rotation_y(0.3);
+    inst.translations_mut()[l] = Vec3::new(0.0, 2.0, 0.0);
+    inst.translations_mut()[r] = Vec3::new(0.0, 1.0, -1.0);
+    inst.rotations_mut()[model.bone_index("上半身").unwrap()] = Quat::from_rotation_y(0.3);
     let mut g = c.benchmark_group("frame");
     g.bench_function("miku_v2 static leg-IK pose, IK + append (full)", |b| {
         b.iter(|| {

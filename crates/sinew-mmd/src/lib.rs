@@ -49,6 +49,7 @@ mod reader;
 pub mod runtime;
 pub mod static_pose;
 mod text;
+pub mod validate;
 pub mod vmd;
 mod vmd_writer;
 mod writer;

@@ -16,7 +16,10 @@
 //! * **PMX**: an append whose source index is invalid is dropped; an IK whose effector or link
 //!   indices are invalid drops those links (and the IK if nothing valid is left).
 //!
-//! Every such repair is recorded in [`MmdModel::warnings`].
+//! Every such repair is recorded in [`MmdModel::warnings`]. Then every cross-reference the
+//! evaluation trusts is checked ([`crate::validate`]: parent, append and IK cycles, IK links off
+//! the effector's ancestry, non-finite values, bodies and joints on missing bones or bodies),
+//! each refused with an [`MmdError`] or repaired with a warning.
 
 use std::sync::Arc;
 
@@ -26,6 +29,7 @@ use thiserror::Error;
 
 use crate::pmd::Pmd;
 use crate::pmx::{PhysicsMode, PmxJointKind, RigidShape};
+use crate::validate;
 use crate::{ParseError, Pmx};
 
 /// Which file a model came from.
@@ -171,6 +175,16 @@ pub enum MmdError {
     /// The model has no bones.
     #[error("model has no bones")]
     NoBones,
+    /// A value the evaluation cannot work with (see [`crate::validate`] for the limits).
+    #[error("{what} is {value}; must be {limit}")]
+    OutOfRange {
+        /// What holds the value (e.g. `bone 3 "頭" position`).
+        what: String,
+        /// The value as found.
+        value: String,
+        /// What it must be.
+        limit: String,
+    },
     /// The skeleton could not be built.
     #[error("skeleton: {0}")]
     Skeleton(#[from] sinew::SkeletonError),
@@ -256,8 +270,12 @@ impl MmdModel {
                     local: b.flags.local_append(),
                 })
             });
+            // A zero axis locks the bone (MMD's reading); a non-finite one is left for the
+            // validation to report and drop.
             let fixed_axis = b.fixed_axis.filter(|_| b.flags.fixed_axis()).map(|a| {
-                if a.length_squared() > 0.0 {
+                if !a.is_finite() {
+                    a
+                } else if a.length_squared() > 0.0 {
                     a.normalize()
                 } else {
                     Vec3::ZERO
@@ -321,9 +339,10 @@ impl MmdModel {
         let rigid_bodies = pmx
             .rigid_bodies
             .iter()
-            .map(|r| MmdRigidBody {
+            .enumerate()
+            .map(|(k, r)| MmdRigidBody {
                 name: r.name.clone(),
-                bone: index(r.bone as i64, n),
+                bone: validate::body_bone(k, &r.name, i64::from(r.bone), n, &mut warnings),
                 group: r.group,
                 no_collision_mask: r.no_collision_mask,
                 shape: r.shape,
@@ -493,8 +512,10 @@ impl MmdModel {
         let rigid_bodies = pmd
             .rigid_bodies
             .iter()
-            .map(|r| {
-                let bone = index(r.bone as i16 as i64, n);
+            .enumerate()
+            .map(|(k, r)| {
+                let bone =
+                    validate::body_bone(k, &r.name, i64::from(r.bone as i16), n, &mut warnings);
                 let anchor = pmd
                     .bones
                     .get(bone.unwrap_or(0))
@@ -558,23 +579,11 @@ impl MmdModel {
         if bones.is_empty() {
             return Err(MmdError::NoBones);
         }
-        // Break parent cycles (a malformed file): the bone that closes a loop becomes a root.
-        for i in 0..bones.len() {
-            let mut seen = 0;
-            let mut p = bones[i].parent;
-            while let Some(q) = p {
-                seen += 1;
-                if q == i || seen > bones.len() {
-                    warnings.push(format!(
-                        "bone {i} \"{}\": parent cycle; made a root",
-                        bones[i].name
-                    ));
-                    bones[i].parent = None;
-                    break;
-                }
-                p = bones[q].parent;
-            }
-        }
+        validate::break_parent_cycles(&mut bones, &mut warnings);
+        validate::check_positions(&bones)?;
+        validate::repair_appends(&mut bones, &mut warnings);
+        validate::repair_ik(&mut bones, &mut warnings);
+        validate::check_physics(&bones, &rigid_bodies, &joints, &mut warnings);
         for i in 0..bones.len() {
             bones[i].rest_offset = match bones[i].parent {
                 Some(p) => bones[i].position - bones[p].position,

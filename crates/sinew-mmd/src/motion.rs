@@ -103,7 +103,12 @@ impl MmdMotion {
                 last_frame = last_frame.max(frame);
                 times.push(frame as f32 / FPS);
                 translations.push(k.translation);
-                let q = if k.rotation.length_squared() > 1e-12 {
+                // A zero quaternion (some exporters write one for "no rotation") is the
+                // identity; a non-finite one goes on to the track, which refuses it as it
+                // refuses a non-finite translation.
+                let q = if !k.rotation.is_finite() {
+                    k.rotation
+                } else if k.rotation.length_squared() > 1e-12 {
                     k.rotation.normalize()
                 } else {
                     Quat::IDENTITY
@@ -226,8 +231,8 @@ impl MotionPlayer {
         for i in 0..model.bones.len() {
             if let Some(id) = model.skeleton.from_source_index(i) {
                 let t = self.pose[id.index()];
-                instance.translation[i] = t.translation;
-                instance.rotation[i] = t.rotation;
+                instance.translations_mut()[i] = t.translation;
+                instance.rotations_mut()[i] = t.rotation;
             }
         }
         self.apply_ik_keys(frame, instance);
@@ -455,8 +460,8 @@ impl MotionMixer {
         for i in 0..model.bones.len() {
             if let Some(id) = model.skeleton.from_source_index(i) {
                 let t = self.blended[id.index()];
-                instance.translation[i] = t.translation;
-                instance.rotation[i] = t.rotation;
+                instance.translations_mut()[i] = t.translation;
+                instance.rotations_mut()[i] = t.rotation;
             }
         }
         if let Some((h, _)) = heaviest {

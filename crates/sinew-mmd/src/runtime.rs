@@ -351,9 +351,9 @@ pub struct MmdInstance {
     before_physics: Arc<[usize]>,
     after_physics: Arc<[usize]>,
     /// Animated translation offset from the rest position, per file bone (VMD/VPD "t").
-    pub translation: Vec<Vec3>,
+    translation: Vec<Vec3>,
     /// Animated local rotation, per file bone (VMD/VPD "r").
-    pub rotation: Vec<Quat>,
+    rotation: Vec<Quat>,
     ik_enabled: Vec<bool>,
     world: Vec<Affine3A>,
     is_chain: Vec<bool>,
@@ -387,6 +387,9 @@ pub struct MmdInstance {
     lane_local: Vec<Pose>,
     lane_world: Vec<Pose>,
     options: EvalOptions,
+    /// IK solves in progress (an IK whose effector has IK solves that one inside its own):
+    /// bounded by [`crate::validate::MAX_IK_NESTING`] even for a model edited after loading.
+    ik_nesting: usize,
 }
 
 /// An IK path (base link … effector) as local and world rotation + position, parent first,
@@ -509,6 +512,7 @@ impl MmdInstance {
                 ..PathPose::default()
             },
             options: EvalOptions::default(),
+            ik_nesting: 0,
             model,
         }
     }
@@ -517,6 +521,34 @@ impl MmdInstance {
     #[must_use]
     pub fn model(&self) -> &Arc<MmdModel> {
         &self.model
+    }
+
+    /// Bones (the model's, in file order): the length of every per-bone slice here.
+    #[must_use]
+    pub fn bone_count(&self) -> usize {
+        self.rotation.len()
+    }
+
+    /// Animated translation offsets from the rest position, per file bone (VMD/VPD "t").
+    #[must_use]
+    pub fn translations(&self) -> &[Vec3] {
+        &self.translation
+    }
+
+    /// Animated translation offsets, writable (a slice: its length stays the model's).
+    pub fn translations_mut(&mut self) -> &mut [Vec3] {
+        &mut self.translation
+    }
+
+    /// Animated local rotations, per file bone (VMD/VPD "r").
+    #[must_use]
+    pub fn rotations(&self) -> &[Quat] {
+        &self.rotation
+    }
+
+    /// Animated local rotations, writable (a slice: its length stays the model's).
+    pub fn rotations_mut(&mut self) -> &mut [Quat] {
+        &mut self.rotation
     }
 
     /// World (model-space) matrices in file order, from the last evaluation.
@@ -749,7 +781,13 @@ impl MmdInstance {
         let Some(ik) = &model.bones[owner].ik else {
             return;
         };
-        let Some((ik_position, mut target)) = self.begin_ik(owner, ik) else {
+        if self.ik_nesting >= crate::validate::MAX_IK_NESTING {
+            return;
+        }
+        self.ik_nesting += 1;
+        let begun = self.begin_ik(owner, ik);
+        self.ik_nesting -= 1;
+        let Some((ik_position, mut target)) = begun else {
             return;
         };
         self.begin_path(owner);

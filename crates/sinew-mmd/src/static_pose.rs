@@ -47,10 +47,14 @@ fn floats<const N: usize>(v: &Value, what: &str) -> Result<[f32; N], PoseError> 
         let f = x
             .as_f64()
             .ok_or_else(|| PoseError::Shape(format!("{what} must hold numbers")))?;
-        if !f.is_finite() {
-            return Err(PoseError::Shape(format!("{what} must be finite")));
+        // Checked after narrowing: 1e39 is a finite f64 but an infinite f32.
+        let narrowed = f as f32;
+        if !narrowed.is_finite() {
+            return Err(PoseError::Shape(format!(
+                "{what} must hold finite numbers within f32's range (±3.4e38), got {f}"
+            )));
         }
-        *o = f as f32;
+        *o = narrowed;
     }
     Ok(out)
 }
@@ -108,8 +112,8 @@ impl StaticPose {
         for b in &self.bones {
             match instance.model().bone_index(&b.name) {
                 Some(i) => {
-                    instance.translation[i] = b.translation;
-                    instance.rotation[i] = b.rotation;
+                    instance.translations_mut()[i] = b.translation;
+                    instance.rotations_mut()[i] = b.rotation;
                 }
                 None => unknown.push(b.name.clone()),
             }

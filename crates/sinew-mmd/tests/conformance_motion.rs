@@ -42,7 +42,7 @@ fn vmd_playback_matches_babylon_mmd() {
         let (Some(model_path), Some(vmd_path)) =
             (find(doc["model"].as_str().unwrap()), find(vmd_name))
         else {
-            eprintln!("skipping {name}: model or motion not found");
+            sinew_testkit::assets::missing(&format!("{name}: model or motion"));
             continue;
         };
         let model = Arc::new(MmdModel::from_bytes(&std::fs::read(model_path).unwrap()).unwrap());

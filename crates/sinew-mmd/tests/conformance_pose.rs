@@ -38,7 +38,7 @@ fn static_poses_match_babylon_mmd() {
         }
         let model_file = doc["model"].as_str().unwrap();
         let Some(model_path) = find_model(&assets, model_file) else {
-            eprintln!("skipping {name}: model {model_file} not found");
+            sinew_testkit::assets::missing(&format!("{name}: model {model_file}"));
             continue;
         };
         let model = std::sync::Arc::new(

@@ -18,7 +18,7 @@ fn model() -> Option<Arc<MmdModel>> {
             match std::fs::read(&path) {
                 Ok(bytes) => Some(Arc::new(MmdModel::from_bytes(&bytes).unwrap())),
                 Err(_) => {
-                    eprintln!("skipping: {} not found", path.display());
+                    sinew_testkit::assets::missing(&format!("{}", path.display()));
                     None
                 }
             }
@@ -54,13 +54,13 @@ proptest! {
         let n = model.bones.len();
         let mut inst = MmdInstance::new(Arc::clone(&model));
         for (bone, q) in &turns {
-            inst.rotation[bone % n] = *q;
+            inst.rotations_mut()[bone % n] = *q;
         }
         // Mostly the IK bones themselves (targets), sometimes any bone.
         let iks: Vec<usize> = (0..n).filter(|&b| model.bones[b].ik.is_some()).collect();
         for (k, (bone, v)) in moves.iter().enumerate() {
             let b = if k % 3 == 2 || iks.is_empty() { bone % n } else { iks[bone % iks.len()] };
-            inst.translation[b] = *v;
+            inst.translations_mut()[b] = *v;
         }
         let options = EvalOptions::from_mode(["fk", "ik", "full"][mode]).unwrap();
         inst.evaluate(options);

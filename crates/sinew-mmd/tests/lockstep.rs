@@ -19,10 +19,10 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
         std::fs::read(dir.join("miku/miku_v2.pmd")),
         std::fs::read(dir.join("vmds/wavefile_v2.vmd")),
     ) else {
-        eprintln!(
-            "skipping: miku_v2.pmd / wavefile_v2.vmd not in {}",
+        sinew_testkit::assets::missing(&format!(
+            "miku_v2.pmd / wavefile_v2.vmd not in {}",
             dir.display()
-        );
+        ));
         return;
     };
     let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());

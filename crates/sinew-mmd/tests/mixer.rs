@@ -30,7 +30,7 @@ fn mixer_blends_weights_and_fades() {
         return;
     };
     let Ok(pmd) = std::fs::read(assets.join("mmd/threejs-examples/miku/miku_v2.pmd")) else {
-        eprintln!("skipping: miku_v2.pmd not found");
+        sinew_testkit::assets::missing("miku_v2.pmd");
         return;
     };
     let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
@@ -43,7 +43,7 @@ fn mixer_blends_weights_and_fades() {
     let mut inst = MmdInstance::new(Arc::clone(&model));
     // Only A weighs: A's pose.
     mixer.apply(0.0, &mut inst);
-    assert!(inst.rotation[upper].abs_diff_eq(Quat::IDENTITY, 1e-6));
+    assert!(inst.rotations()[upper].abs_diff_eq(Quat::IDENTITY, 1e-6));
     // Cross-fade A → B over 10 frames from frame 5.
     assert!(
         mixer.fade(la, 5.0, 10.0, 0.0, Ease::Linear)
@@ -51,20 +51,20 @@ fn mixer_blends_weights_and_fades() {
     );
     mixer.apply(10.0, &mut inst);
     assert!((mixer.weight(la, 10.0).unwrap() - 0.5).abs() < 1e-6);
-    let half = inst.rotation[upper];
+    let half = inst.rotations()[upper];
     let (axis, angle) = half.to_axis_angle();
     assert!(
         axis.abs_diff_eq(Vec3::Y, 1e-4) && (angle - 0.5).abs() < 2e-2,
         "{axis} {angle}"
     );
     mixer.apply(15.0, &mut inst);
-    assert!(inst.rotation[upper].abs_diff_eq(Quat::from_rotation_y(1.0), 1e-5));
+    assert!(inst.rotations()[upper].abs_diff_eq(Quat::from_rotation_y(1.0), 1e-5));
     // The fade is continuous: no jump between neighbouring sub-frames.
     let mut prev = None;
     for k in 0..=200 {
         let f = 4.0 + k as f32 * 0.06;
         mixer.apply(f, &mut inst);
-        let q = inst.rotation[upper];
+        let q = inst.rotations()[upper];
         if let Some(p) = prev {
             assert!(q.angle_between(p) < 0.02, "jump at frame {f}");
         }
@@ -85,10 +85,10 @@ fn mixer_blends_weights_and_fades() {
         player.apply(f, &mut i2);
         for k in 0..model.bones.len() {
             assert!(
-                i1.rotation[k].abs_diff_eq(i2.rotation[k], 1e-5)
-                    || i1.rotation[k].abs_diff_eq(-i2.rotation[k], 1e-5)
+                i1.rotations()[k].abs_diff_eq(i2.rotations()[k], 1e-5)
+                    || i1.rotations()[k].abs_diff_eq(-i2.rotations()[k], 1e-5)
             );
-            assert!(i1.translation[k].abs_diff_eq(i2.translation[k], 1e-5));
+            assert!(i1.translations()[k].abs_diff_eq(i2.translations()[k], 1e-5));
         }
     }
 }

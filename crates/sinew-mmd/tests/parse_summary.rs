@@ -17,7 +17,7 @@ use sinew_mmd::{Pmd, Pmx, Vmd};
 fn load_summary(name: &str) -> Option<Vec<Value>> {
     let path = common::conformance_dir()?.join(name);
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found", path.display());
+        sinew_testkit::assets::missing(&format!("{}", path.display()));
         return None;
     };
     let v: Value = serde_json::from_str(&text).expect("summary is JSON");
@@ -74,7 +74,7 @@ fn mmd_parser_summary_matches() {
     for r in &results {
         let file = r["file"].as_str().unwrap();
         let Some(path) = paths.get(file) else {
-            eprintln!("skipping: {file} not found under the assets");
+            sinew_testkit::assets::missing(file);
             continue;
         };
         let data = std::fs::read(path).unwrap();
@@ -402,7 +402,7 @@ fn babylon_summary_matches() {
     for r in &results {
         let file = r["file"].as_str().unwrap();
         let Some(path) = paths.get(file) else {
-            eprintln!("skipping: {file} not found under the assets");
+            sinew_testkit::assets::missing(file);
             continue;
         };
         let data = std::fs::read(path).unwrap();

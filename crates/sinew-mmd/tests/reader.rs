@@ -202,7 +202,7 @@ fn the_generic_instance_solves_the_read_chain() {
     // CCD is not the generic solver: see tests/conformance_pose.rs for its exactness).
     let mut mmd = MmdInstance::new(Arc::new(m));
     let i = mmd.model().bone_index("左足ＩＫ").unwrap();
-    mmd.translation[i] = Vec3::new(0.0, 2.0, -1.0);
+    mmd.translations_mut()[i] = Vec3::new(0.0, 2.0, -1.0);
     mmd.evaluate(EvalOptions::default());
     assert!(mmd.world().iter().all(|w| w.is_finite()));
     let _ = Quat::IDENTITY;
@@ -215,7 +215,7 @@ fn miku_reads_into_generic_definitions() {
     };
     let path = assets.join("mmd/threejs-examples/miku/miku_v2.pmd");
     let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("skipping: {} not found", path.display());
+        sinew_testkit::assets::missing(&format!("{}", path.display()));
         return;
     };
     let m = MmdModel::from_bytes(&bytes).unwrap();

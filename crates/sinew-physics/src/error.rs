@@ -83,4 +83,32 @@ pub enum PhysicsError {
     /// The instance passed to a frame is not over the skeleton the ragdoll was built for.
     #[error("the instance's skeleton is not the one this ragdoll was built for")]
     SkeletonMismatch,
+    /// The table has more bodies than a ragdoll simulates ([`crate::MAX_BODIES`]).
+    #[error("{count} rigid bodies; at most {limit} are simulated")]
+    TooManyBodies {
+        /// Bodies in the table.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The table has more joints than a ragdoll simulates ([`crate::MAX_JOINTS`]).
+    #[error("{count} joints; at most {limit} are simulated")]
+    TooManyJoints {
+        /// Joints in the table.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// More pairs of colliding bodies touch (at bind, or after a step) than a step resolves in
+    /// bounded time ([`crate::MAX_CONTACT_PAIRS`]): typically bodies stacked in one place with
+    /// collision between them left on.
+    #[error("{pairs} pairs of colliding bodies overlap {when}; at most {limit} are resolved")]
+    TooManyContacts {
+        /// Overlapping pairs counted (counting stops just past the limit).
+        pairs: usize,
+        /// The limit.
+        limit: usize,
+        /// `"at bind"` or `"after a step"`.
+        when: &'static str,
+    },
 }

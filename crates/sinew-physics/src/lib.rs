@@ -75,6 +75,17 @@ pub use options::{JointProjection, PhysicsOptions, Profile, ProfileBody};
 pub use ragdoll::{enable_physics, Ragdoll, DEFAULT_GRAVITY};
 pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
 
+/// Most rigid bodies one ragdoll simulates (real MMD models have tens to a few hundred): with
+/// [`MAX_CONTACT_PAIRS`] it bounds the time one step can take.
+pub const MAX_BODIES: usize = 2048;
+
+/// Most joints one ragdoll simulates (each step and projection pass visits every joint).
+pub const MAX_JOINTS: usize = 4 * MAX_BODIES;
+
+/// Most pairs of colliding bodies that may overlap at bind or after a step; past it the frame
+/// is refused with [`PhysicsError::TooManyContacts`] instead of running for minutes.
+pub const MAX_CONTACT_PAIRS: usize = 16_384;
+
 /// MMD's collision rule for `(collision_group, non_collision_mask)` pairs over groups
 /// `0..=63`: each body's mask must allow the other's group. This is what the rapier filter
 /// hook applies, identical to `sinew::dynamics::RigidBody::collides_with`.

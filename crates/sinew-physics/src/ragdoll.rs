@@ -164,6 +164,24 @@ fn damping(d: f32, bullet: bool) -> f32 {
     }
 }
 
+/// Pairs of bodies that collide with each other (MMD's group rule) and whose bounding spheres
+/// overlap, counted up to just past `limit`.
+fn overlapping_pairs(spheres: &[(Vec3, f32, (u8, u64))], limit: usize) -> usize {
+    let mut pairs = 0;
+    for (i, &(ca, ra, ga)) in spheres.iter().enumerate() {
+        for &(cb, rb, gb) in &spheres[i + 1..] {
+            let reach = ra + rb;
+            if ca.distance_squared(cb) <= reach * reach && crate::world::mmd_collides(ga, gb) {
+                pairs += 1;
+                if pairs > limit {
+                    return pairs;
+                }
+            }
+        }
+    }
+    pairs
+}
+
 impl Ragdoll {
     /// Enables physics for instances of `model` using its mounted physics table.
     ///
@@ -192,6 +210,18 @@ impl Ragdoll {
         }
         if physics.profile_required() && options.profile.is_none() {
             return Err(PhysicsError::ProfileRequired);
+        }
+        if defs.len() > crate::MAX_BODIES {
+            return Err(PhysicsError::TooManyBodies {
+                count: defs.len(),
+                limit: crate::MAX_BODIES,
+            });
+        }
+        if physics.joints().len() > crate::MAX_JOINTS {
+            return Err(PhysicsError::TooManyJoints {
+                count: physics.joints().len(),
+                limit: crate::MAX_JOINTS,
+            });
         }
         // Selection: (mode, radius scale) per definition body.
         let mut selected: Vec<Option<(BodyMode, f32)>> = match &options.profile {
@@ -226,6 +256,8 @@ impl Ragdoll {
         let mut world = World::new(step, options.solver_iterations);
         let rest_world = skeleton.rest_world();
         let mut bodies = Vec::new();
+        // Bounding sphere and collision group of each body at bind (for the contact bound).
+        let mut spheres: Vec<(Vec3, f32, (u8, u64))> = Vec::with_capacity(defs.len());
         let mut body_of_def = vec![None; defs.len()];
         for (index, def) in defs.iter().enumerate() {
             let Some((mode, radius_scale)) = selected[index].take() else {
@@ -306,6 +338,15 @@ impl Ragdoll {
                 Shape::Sphere | Shape::Capsule => size.x,
                 Shape::Box => size.min_element(),
             };
+            spheres.push((
+                bind_sim.t,
+                match d.shape {
+                    Shape::Sphere => size.x,
+                    Shape::Box => size.length(),
+                    Shape::Capsule => size.x + size.y * 0.5,
+                },
+                (d.collision_group, d.non_collision_mask),
+            ));
             body_of_def[index] = Some(rt);
             bodies.push(BodyRt {
                 def: index,
@@ -412,20 +453,35 @@ impl Ragdoll {
                 }
             }
         }
+        // Each bone's nearest simulated ancestor, in one pass (the skeleton stores parents
+        // before children), so many followers on a deep chain cost linear time.
+        let mut body_above: Vec<Option<BoneId>> = vec![None; n];
+        for b in skeleton.bones() {
+            if let Some(p) = skeleton.parent(b) {
+                body_above[b.index()] = if matches!(roles[p.index()], Role::Body(_)) {
+                    Some(p)
+                } else {
+                    body_above[p.index()]
+                };
+            }
+        }
         for &f in physics.bind_pose_followers() {
             if f.index() >= n || roles[f.index()] != Role::Animated {
                 continue;
             }
-            let mut p = skeleton.parent(f);
-            while let Some(a) = p {
-                if matches!(roles[a.index()], Role::Body(_)) {
-                    roles[f.index()] = Role::Follower(a);
-                    break;
-                }
-                p = skeleton.parent(a);
+            if let Some(a) = body_above[f.index()] {
+                roles[f.index()] = Role::Follower(a);
             }
         }
 
+        let pairs = overlapping_pairs(&spheres, crate::MAX_CONTACT_PAIRS);
+        if pairs > crate::MAX_CONTACT_PAIRS {
+            return Err(PhysicsError::TooManyContacts {
+                pairs,
+                limit: crate::MAX_CONTACT_PAIRS,
+                when: "at bind",
+            });
+        }
         Ok(Self {
             skeleton: Arc::clone(skeleton),
             options,
@@ -640,6 +696,19 @@ impl Ragdoll {
             }
             self.apply_springs();
             self.world.step(self.gravity);
+            let pairs = self
+                .world
+                .narrow
+                .contact_pairs()
+                .take(crate::MAX_CONTACT_PAIRS + 1)
+                .count();
+            if pairs > crate::MAX_CONTACT_PAIRS {
+                return Err(PhysicsError::TooManyContacts {
+                    pairs,
+                    limit: crate::MAX_CONTACT_PAIRS,
+                    when: "after a step",
+                });
+            }
             self.project_joints();
         }
         self.report.steps = n;

@@ -18,7 +18,7 @@ fn constraint_test_models_load_and_simulate() {
         return;
     };
     if !dir.is_dir() {
-        eprintln!("skipping: {} not found (set SINEW_ASSETS)", dir.display());
+        sinew_testkit::assets::missing(&format!("{}", dir.display()));
         return;
     }
     let mut files: Vec<_> = std::fs::read_dir(&dir)

@@ -19,6 +19,7 @@ use sinew_mmd::MmdModel;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
+use crate::limits::{Output, WorkLimits};
 use crate::source::{kind_of, load_mmd, AnimSpec, Animator, ModelKind};
 
 /// Arguments of `sinew bake`.
@@ -44,6 +45,9 @@ pub struct BakeArgs {
     /// The `.glb` to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// Work bounds.
+    #[command(flatten)]
+    pub limits: WorkLimits,
 }
 
 /// MMD units to metres.
@@ -76,6 +80,7 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
         }
     }
     let kind = kind_of(&args.model)?;
+    let output = Output::create(&args.out)?;
     let mut anim = Animator::new(&AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
@@ -89,25 +94,37 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
         1.0
     });
     let count = ((seconds * args.fps).round() as u32).max(1) + 1;
+    args.limits.frames(u64::from(count), "--seconds")?;
+    // Frames held, then the baked channels (about twice as much again).
+    args.limits.memory(
+        u64::from(count) * anim.bone_count as u64 * 48 * 3,
+        "--seconds",
+    )?;
     let mut worlds = Vec::with_capacity(count as usize);
+    let mut locals = Vec::new();
     for k in 0..count {
         worlds.push(anim.frame(k)?.world);
+        if let Some(l) = anim.gltf_locals() {
+            locals.push(l.to_vec());
+        }
     }
     let bytes = match kind {
         ModelKind::Gltf => {
             let model = crate::source::load_gltf(&args.model)?;
-            sinew_gltf::bake_glb_from_world(&model, args.fps, &worlds)
-                .map_err(|e| CliError::Internal(e.to_string()))?
+            if locals.len() == worlds.len() {
+                sinew_gltf::bake_glb(&model, args.fps, &locals)
+            } else {
+                sinew_gltf::bake_glb_from_world(&model, args.fps, &worlds)
+            }
+            .map_err(|e| bad_input(&args.model, e))?
         }
         ModelKind::Mmd => {
             let model = load_mmd(&args.model)?;
             mmd_glb(&model, args.fps, &worlds)?
         }
     };
-    std::fs::write(&args.out, &bytes).map_err(|e| CliError::Output {
-        path: args.out.clone(),
-        message: e.to_string(),
-    })?;
+    std::fs::write(&args.out, &bytes).map_err(|e| output.error(e))?;
+    output.keep();
     println!("{}", anim.description);
     println!(
         "wrote {} ({} bytes, {} bones, {count} frames at {} fps{})",
@@ -202,10 +219,10 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
             };
             let (s, r, t) = local.to_scale_rotation_translation();
             if !(s.is_finite() && r.is_finite() && t.is_finite()) {
-                return Err(CliError::Internal(format!(
-                    "bake: bone \"{}\" has a non-finite pose",
-                    b.name
-                )));
+                return Err(bad_input(
+                    Path::new(&model.name),
+                    format!("bone \"{}\" has a non-finite pose; nothing baked", b.name),
+                ));
             }
             let t = point_to_gltf(t);
             let mut r = quat_to_gltf(r.normalize());

@@ -53,6 +53,19 @@ pub fn run(args: &InspectArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Deepest tree level drawn by indentation; deeper bones show their depth as a number, so a
+/// line's length stays bounded whatever the file's depth.
+const MAX_INDENT: usize = 24;
+
+/// The indentation of a tree line at `depth`.
+fn indent(depth: usize) -> String {
+    if depth <= MAX_INDENT {
+        "  ".repeat(depth)
+    } else {
+        format!("{}[depth {depth}] ", "  ".repeat(MAX_INDENT))
+    }
+}
+
 /// Writes `lines`, only the first `limit` unless `full`, then how many `what` were left out.
 fn write_limited(out: &mut String, lines: &[String], full: bool, limit: usize, what: &str) {
     let shown = if full {
@@ -110,14 +123,7 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
         m.joints.len()
     );
     let _ = writeln!(out, "bone tree:");
-    let mut lines = Vec::new();
-    fn walk(
-        m: &MmdModel,
-        i: usize,
-        depth: usize,
-        lines: &mut Vec<String>,
-        children: &[Vec<usize>],
-    ) {
+    let tag_of = |i: usize| {
         let b = &m.bones[i];
         let mut tags = Vec::new();
         if b.ik.is_some() {
@@ -135,26 +141,31 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
         if b.layer != 0 {
             tags.push(format!("layer {}", b.layer));
         }
-        let tags = if tags.is_empty() {
+        if tags.is_empty() {
             String::new()
         } else {
             format!("  [{}]", tags.join(", "))
-        };
-        lines.push(format!("  {}{} #{i}{tags}", "  ".repeat(depth), b.name));
-        for &c in &children[i] {
-            walk(m, c, depth + 1, lines, children);
         }
-    }
+    };
+    // Depth-first, children in file order, without recursion (a file chooses the depth).
     let mut children = vec![Vec::new(); m.bones.len()];
-    for (i, b) in m.bones.iter().enumerate() {
-        if let Some(p) = b.parent {
-            children[p].push(i);
+    let mut stack = Vec::new();
+    for (i, b) in m.bones.iter().enumerate().rev() {
+        match b.parent {
+            Some(p) => children[p].push(i),
+            None => stack.push((i, 0usize)),
         }
     }
-    for (i, b) in m.bones.iter().enumerate() {
-        if b.parent.is_none() {
-            walk(&m, i, 0, &mut lines, &children);
-        }
+    let mut lines = Vec::with_capacity(m.bones.len());
+    while let Some((i, depth)) = stack.pop() {
+        lines.push(format!(
+            "  {}{} #{i}{}",
+            indent(depth),
+            m.bones[i].name,
+            tag_of(i)
+        ));
+        // `children` holds each list in reverse file order: pushing it as is pops file order.
+        stack.extend(children[i].iter().map(|&c| (c, depth + 1)));
     }
     write_limited(&mut out, &lines, full, 40, "");
     let _ = writeln!(out, "IK chains:");
@@ -276,7 +287,7 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
             };
             format!(
                 "  {}{} (node {}){tag}",
-                "  ".repeat(usize::from(skeleton.depth(b))),
+                indent(usize::from(skeleton.depth(b))),
                 skeleton.name(b),
                 g.bone_to_node[b.index()]
             )

@@ -7,8 +7,12 @@
 //! * glTF models (`.glb`, `.gltf`): `--clip`, `--times`; the schema of
 //!   `shared/conformance/gltf_*.json` (`gltf_oracle.mjs`): every skin joint's world transform
 //!   relative to the scene root.
+//!
+//! The MMD document is streamed frame by frame; frames evaluated (simulated ones included) and
+//! the output's size are bounded ([`WorkLimits`]); a non-finite transform is an error naming
+//! the frame and bone, never a `null`; the output is opened first and removed on failure.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
@@ -17,8 +21,11 @@ use sinew_mmd::{
     EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MotionPlayer, StaticPose, Vmd,
 };
 
+use std::io::Write;
+
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
+use crate::limits::{Output, WorkLimits};
 use crate::source::{kind_of, load_gltf_with, MmdPhysics, ModelKind, MMD_FPS};
 
 /// Arguments of `sinew pose`.
@@ -51,6 +58,40 @@ pub struct PoseArgs {
     /// Output JSON file.
     #[arg(long)]
     pub json: PathBuf,
+    /// Work bounds.
+    #[command(flatten)]
+    pub limits: WorkLimits,
+}
+
+/// Bytes of JSON one bone takes in one frame of one mode (an upper estimate, for the output
+/// bound).
+const JSON_BYTES_PER_BONE: u64 = 360;
+
+/// `v` as written to the JSON (7 decimals), or an input error naming the frame and bone when
+/// it is not finite: the schema has no place for NaN or infinity.
+fn number(v: f32, model: &Path, frame: &str, bone: &str) -> Result<f64, CliError> {
+    if v.is_finite() {
+        Ok(round(v))
+    } else {
+        Err(bad_input(
+            model,
+            format!("{frame}: bone \"{bone}\" evaluates to a non-finite transform ({v}); nothing written"),
+        ))
+    }
+}
+
+/// Translation, rotation (x, y, z, w) and scale as written.
+type Trs = ([f64; 3], [f64; 4], [f64; 3]);
+
+/// One world matrix as the schema's `world_t`, `world_q`, `world_s`.
+fn trs(w: &glam::Affine3A, model: &Path, frame: &str, bone: &str) -> Result<Trs, CliError> {
+    let (s, r, t) = w.to_scale_rotation_translation();
+    let n = |v: f32| number(v, model, frame, bone);
+    Ok((
+        [n(t.x)?, n(t.y)?, n(t.z)?],
+        [n(r.x)?, n(r.y)?, n(r.z)?, n(r.w)?],
+        [n(s.x)?, n(s.y)?, n(s.z)?],
+    ))
 }
 
 fn round(v: f32) -> f64 {
@@ -123,64 +164,26 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             eprintln!("sinew: warning: pose bone \"{u}\" is not in the model");
         }
     }
-    let mut modes = serde_json::Map::new();
+    let limits = &args.limits;
     let mut sorted = args.frames.clone();
     sorted.sort_unstable();
     sorted.dedup();
-    for mode in &args.modes {
-        let opts = EvalOptions::from_mode(mode).expect("checked");
-        let mut frames = Vec::with_capacity(args.frames.len());
-        let mut worlds: Vec<(u32, Vec<glam::Affine3A>)> = Vec::new();
-        if args.physics {
-            let mut physics = MmdPhysics::new(&model, &args.model)?;
-            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton.len()];
-            let last = sorted.last().copied().unwrap_or(0);
-            let mut want = sorted.iter().peekable();
-            for frame in 0..=last {
-                if let Some(player) = player.as_mut() {
-                    player.apply(frame as f32, &mut inst);
-                }
-                inst.evaluate_before_physics(opts);
-                inst.write_locals(&mut locals);
-                physics.input_mut().copy_from_slice(&locals);
-                let world = physics.step(1.0 / MMD_FPS)?.to_vec();
-                inst.set_world_from_skeleton_order(&world);
-                inst.evaluate_after_physics();
-                if want.peek() == Some(&&frame) {
-                    want.next();
-                    worlds.push((frame, inst.world().to_vec()));
-                }
-            }
-        }
-        for &frame in &args.frames {
-            let world: Vec<glam::Affine3A> = if args.physics {
-                worlds
-                    .iter()
-                    .find(|(f, _)| *f == frame)
-                    .map(|(_, w)| w.clone())
-                    .ok_or_else(|| CliError::Internal(format!("frame {frame} not simulated")))?
-            } else {
-                if let Some(player) = player.as_mut() {
-                    player.apply(frame as f32, &mut inst);
-                }
-                inst.evaluate(opts);
-                inst.world().to_vec()
-            };
-            let bones: Vec<Value> = model
-                .bones
-                .iter()
-                .zip(&world)
-                .map(|(b, w)| {
-                    let (s, r, t) = w.to_scale_rotation_translation();
-                    let t = [round(t.x), round(t.y), round(t.z)];
-                    let q = [round(r.x), round(r.y), round(r.z), round(r.w)];
-                    json!({"name": b.name, "world_t": t, "world_q": q, "world_s": [round(s.x), round(s.y), round(s.z)], "world_t_mmd": t, "world_q_mmd": q})
-                })
-                .collect();
-            frames.push(json!({"frame": frame, "time": f64::from(frame) / 30.0, "bones": bones}));
-        }
-        modes.insert(mode.clone(), Value::Array(frames));
-    }
+    let last = u64::from(sorted.last().copied().unwrap_or(0));
+    let per_mode = if args.physics {
+        last + 1
+    } else {
+        args.frames.len() as u64
+    };
+    limits.frames(per_mode * args.modes.len() as u64, "--frames")?;
+    limits.memory(
+        JSON_BYTES_PER_BONE
+            * model.bones.len() as u64
+            * args.frames.len() as u64
+            * args.modes.len() as u64,
+        "--json",
+    )?;
+    let mut output = Output::create(&args.json)?;
+    let mut out = std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
     let bones: Vec<Value> = model
         .bones
         .iter()
@@ -190,7 +193,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
                    "afterPhysics": b.after_physics, "hasIk": b.ik.is_some(), "hasAppend": b.append.is_some()})
         })
         .collect();
-    let doc = json!({
+    let head = json!({
         "tool": format!("sinew {} MmdInstance, physics {}", env!("CARGO_PKG_VERSION"), if args.physics { "on (30 fps from frame 0)" } else { "off" }),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
@@ -199,13 +202,78 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         "format": match model.format { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
         "coordinate_note": "MMD left-handed model space: world_* equal world_*_mmd",
         "bones": bones,
-        "modes": modes,
     });
-    let text = serde_json::to_string(&doc).map_err(|e| CliError::Internal(e.to_string()))?;
-    std::fs::write(&args.json, text).map_err(|e| CliError::Output {
-        path: args.json.clone(),
-        message: e.to_string(),
-    })?;
+    // The document is streamed: the head object without its closing brace, then each mode's
+    // frames one at a time (memory stays one frame, whatever the frame count).
+    let head = serde_json::to_string(&head).map_err(|e| CliError::Internal(e.to_string()))?;
+    let io = |e: std::io::Error| output.error(e);
+    out.write_all(&head.as_bytes()[..head.len() - 1])
+        .map_err(io)?;
+    out.write_all(b",\"modes\":{").map_err(io)?;
+    let write_frame = |out: &mut std::io::BufWriter<std::fs::File>,
+                       first: bool,
+                       frame: u32,
+                       world: &[glam::Affine3A]|
+     -> Result<(), CliError> {
+        let label = format!("frame {frame}");
+        let mut bones = Vec::with_capacity(world.len());
+        for (b, w) in model.bones.iter().zip(world) {
+            let (t, q, s) = trs(w, &args.model, &label, &b.name)?;
+            bones.push(json!({"name": b.name, "world_t": t, "world_q": q, "world_s": s, "world_t_mmd": t, "world_q_mmd": q}));
+        }
+        let doc = json!({"frame": frame, "time": f64::from(frame) / 30.0, "bones": bones});
+        if !first {
+            out.write_all(b",").map_err(io)?;
+        }
+        serde_json::to_writer(&mut *out, &doc).map_err(|e| output.error(e))
+    };
+    for (m, mode) in args.modes.iter().enumerate() {
+        let opts = EvalOptions::from_mode(mode).expect("checked");
+        if m > 0 {
+            out.write_all(b",").map_err(io)?;
+        }
+        serde_json::to_writer(&mut out, mode).map_err(|e| output.error(e))?;
+        out.write_all(b":[").map_err(io)?;
+        if args.physics {
+            // Simulated from frame 0; the requested frames' matrices are kept (within the
+            // memory bound checked above) and written in the order asked.
+            let mut physics = MmdPhysics::new(&model, &args.model)?;
+            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton.len()];
+            let mut kept = std::collections::HashMap::with_capacity(sorted.len());
+            let mut want = sorted.iter().peekable();
+            for frame in 0..=sorted.last().copied().unwrap_or(0) {
+                if let Some(player) = player.as_mut() {
+                    player.apply(frame as f32, &mut inst);
+                }
+                inst.evaluate_before_physics(opts);
+                inst.write_locals(&mut locals);
+                physics.input_mut().copy_from_slice(&locals);
+                let world = physics.step(1.0 / MMD_FPS)?;
+                inst.set_world_from_skeleton_order(world);
+                inst.evaluate_after_physics();
+                if want.peek() == Some(&&frame) {
+                    want.next();
+                    kept.insert(frame, inst.world().to_vec());
+                }
+            }
+            for (k, frame) in args.frames.iter().enumerate() {
+                write_frame(&mut out, k == 0, *frame, &kept[frame])?;
+            }
+        } else {
+            for (k, &frame) in args.frames.iter().enumerate() {
+                if let Some(player) = player.as_mut() {
+                    player.apply(frame as f32, &mut inst);
+                }
+                inst.evaluate(opts);
+                write_frame(&mut out, k == 0, frame, inst.world())?;
+            }
+        }
+        out.write_all(b"]").map_err(io)?;
+    }
+    out.write_all(b"}}").map_err(io)?;
+    out.flush().map_err(io)?;
+    drop(out);
+    output.keep();
     println!(
         "wrote {} ({} bones, {} modes × {} frames)",
         args.json.display(),
@@ -236,6 +304,8 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
             format!("times must be finite and non-negative, got {t}"),
         ));
     }
+    args.limits.frames(args.times.len() as u64, "--times")?;
+    let output = Output::create(&args.json)?;
     // Rotation keys as stored (three.js does not normalise them), so the dump compares.
     let model = load_gltf_with(
         &args.model,
@@ -284,22 +354,24 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         })
         .collect();
     let joints = model.joint_bones();
+    args.limits.memory(
+        2 * JSON_BYTES_PER_BONE * joints.len() as u64 * args.times.len() as u64,
+        "--times",
+    )?;
     let mut samples = Vec::with_capacity(args.times.len());
     for &time in &args.times {
         let world = match &mut sampler {
             Some(sampler) => sampler.sample(time),
             None => model.skeleton().rest_world(),
         };
-        let js: Vec<Value> = joints
-            .iter()
-            .map(|&(node, bone)| {
-                let (s, r, t) = world[bone.index()].to_scale_rotation_translation();
-                json!({"node": node, "name": node_name(node),
-                       "world_t": [round(t.x), round(t.y), round(t.z)],
-                       "world_q": [round(r.x), round(r.y), round(r.z), round(r.w)],
-                       "world_s": [round(s.x), round(s.y), round(s.z)]})
-            })
-            .collect();
+        let label = format!("time {time}");
+        let mut js = Vec::with_capacity(joints.len());
+        for &(node, bone) in &joints {
+            let name = model.skeleton().name(bone).to_owned();
+            let (t, q, s) = trs(&world[bone.index()], &args.model, &label, &name)?;
+            js.push(json!({"node": node, "name": node_name(node),
+                   "world_t": t, "world_q": q, "world_s": s}));
+        }
         samples.push(json!({"time": f64::from(time), "joints": js}));
     }
     let out = json!({
@@ -311,10 +383,8 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         "samples": samples,
     });
     let text = serde_json::to_string(&out).map_err(|e| CliError::Internal(e.to_string()))?;
-    std::fs::write(&args.json, text).map_err(|e| CliError::Output {
-        path: args.json.clone(),
-        message: e.to_string(),
-    })?;
+    std::fs::write(&args.json, text).map_err(|e| output.error(e))?;
+    output.keep();
     let which = if sampler.is_some() {
         format!("clip {clip}")
     } else {

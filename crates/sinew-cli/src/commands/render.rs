@@ -10,6 +10,7 @@ use glam::Vec3;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
+use crate::limits::{Output, WorkLimits};
 use crate::render::{self, Bounds, Cell};
 use crate::source::{AnimSpec, Animator, Posed};
 
@@ -40,6 +41,9 @@ pub struct RenderArgs {
     /// Output: `.gif` (animation) or `.png` (contact sheet).
     #[arg(long)]
     pub out: PathBuf,
+    /// Work bounds.
+    #[command(flatten)]
+    pub limits: WorkLimits,
 }
 
 /// Most frames one render evaluates.
@@ -151,6 +155,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             format!("must be within 1..=120, got {}", args.fps),
         ));
     }
+    let output = Output::create(&args.out)?;
     let mut anim = Animator::new(&AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
@@ -159,6 +164,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         fps: args.fps,
     })?;
     let (a, b) = frame_range(args.frames.as_deref(), &anim)?;
+    // With physics every frame from 0 is simulated.
+    let evaluated = if args.physics { b } else { b - a };
+    args.limits.frames(u64::from(evaluated), "--frames")?;
     let wanted: Vec<u32> = if gif {
         (a..b).collect()
     } else {
@@ -167,6 +175,10 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             .map(|k| a + k as u32)
             .collect()
     };
+    args.limits.memory(
+        wanted.len() as u64 * (anim.bone_count as u64 * 48 + u64::from(args.cell).pow(2) * 8),
+        "--frames",
+    )?;
     let mut frames = Vec::with_capacity(wanted.len());
     for &i in &wanted {
         frames.push(anim.frame(i)?);
@@ -189,6 +201,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             draw(cell, f, &parents)
         })?;
     }
+    output.keep();
     println!("{}", anim.description);
     println!(
         "wrote {} ({} frame{} of {a}..{b} at {} fps{})",

@@ -11,7 +11,7 @@ pub fn conformance_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("skipping: conformance dir {} not found", dir.display());
+        sinew_testkit::assets::missing(&format!("conformance dir {}", dir.display()));
         None
     }
 }
@@ -23,7 +23,7 @@ pub fn gltf_files() -> Vec<PathBuf> {
     };
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir.join("gltf")) else {
-        println!("skipping: no gltf folder in {}", dir.display());
+        sinew_testkit::assets::missing(&format!("gltf folder in {}", dir.display()));
         return out;
     };
     for sub in rd.flatten() {

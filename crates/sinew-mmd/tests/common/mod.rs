@@ -11,10 +11,7 @@ pub fn conformance_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "skipping: conformance directory {} not found",
-            dir.display()
-        );
+        sinew_testkit::assets::missing(&format!("conformance directory {}", dir.display()));
         None
     }
 }
@@ -62,7 +59,7 @@ pub fn read_asset(file_name: &str) -> Option<Vec<u8>> {
     match found.and_then(|p| std::fs::read(p).ok()) {
         Some(b) => Some(b),
         None => {
-            eprintln!("skipping: asset {file_name} not found");
+            sinew_testkit::assets::missing(&format!("asset {file_name}"));
             None
         }
     }

@@ -1,0 +1,230 @@
+//! The whole path (bytes → model → instance → frames of every mode → physics) on hostile
+//! input: generated valid-but-hostile PMX files, mutations of every shared asset, and the
+//! named attacks. Each may be refused with an error; none may panic, overflow the stack, hang
+//! or exhaust memory.
+
+use arbitrary::Unstructured;
+use proptest::prelude::*;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use sinew_hostile::attack;
+use sinew_hostile::gen::{self, GenLimits};
+use sinew_hostile::mutate::{mutate, Mutation};
+use sinew_hostile::path::{self, PathError, PathOptions};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(160)
+    ))]
+
+    /// Any generated model goes through every mode and physics, or is refused.
+    #[test]
+    fn generated_pmx_never_crashes(raw in proptest::collection::vec(any::<u8>(), 0..6000)) {
+        let mut u = Unstructured::new(&raw);
+        let model = gen::pmx(&mut u, &GenLimits::default()).unwrap();
+        let bytes = model.to_bytes();
+        // The generator's output is always a valid file.
+        prop_assert!(sinew_mmd::Pmx::parse(&bytes).is_ok());
+        let _ = path::mmd(&bytes, None, PathOptions::default());
+    }
+}
+
+#[test]
+fn generated_models_mostly_load_and_evaluate() {
+    // The generator must reach past the loader, or the property above tests little.
+    let mut rng = SmallRng::seed_from_u64(5);
+    let (mut evaluated, mut stepped, total) = (0, 0, 200);
+    for _ in 0..total {
+        let mut raw = vec![0u8; 4096];
+        rand::Rng::fill_bytes(&mut rng, &mut raw);
+        let model = gen::pmx(&mut Unstructured::new(&raw), &GenLimits::default()).unwrap();
+        match path::mmd(&model.to_bytes(), None, PathOptions::default()) {
+            Ok(r) => {
+                evaluated += 1;
+                stepped += usize::from(r.physics_steps > 0);
+            }
+            Err(e @ (PathError::Physics(_) | PathError::NonFinite { .. })) => {
+                if evaluated < 40 {
+                    println!("refused after evaluating: {e}");
+                }
+                evaluated += 1;
+            }
+            Err(_) => {}
+        }
+    }
+    println!("{evaluated}/{total} evaluated, {stepped} with physics steps");
+    assert!(evaluated * 2 > total, "{evaluated}/{total}");
+    assert!(stepped * 10 > total, "{stepped}/{total}");
+}
+
+#[test]
+fn ik_cycle_pmx_evaluates() {
+    // Overflowed the stack in every mode with IK (begin_ik → update_world → solve_ik …).
+    let bytes = attack::pmx_ik_cycle().to_bytes();
+    let report = path::mmd(&bytes, None, PathOptions::default()).unwrap();
+    assert!(
+        report.warnings >= 2,
+        "the cycle and the self-target are reported"
+    );
+}
+
+#[test]
+fn patched_miku_ik_tables_evaluate() {
+    let Some(p) = sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd") else {
+        return;
+    };
+    let bytes = std::fs::read(p).unwrap();
+    let patches = attack::miku_ik_patches(&bytes);
+    assert_eq!(patches.len(), 3);
+    for (name, b) in patches {
+        // One or two changed bytes: a stack overflow before load-time validation.
+        let report =
+            path::mmd(&b, None, PathOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(report.warnings > 0, "{name}: the defect is reported");
+    }
+}
+
+#[test]
+fn deep_chain_evaluates() {
+    let bytes = gen::chain(60_000).to_bytes();
+    let report = path::mmd(
+        &bytes,
+        None,
+        PathOptions {
+            frames: 1,
+            physics: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(report.bones, 60_000);
+    // Past the skeleton's bone limit: a clear error, quickly.
+    let e = path::mmd(&gen::chain(70_000).to_bytes(), None, PathOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("at most 65534"), "{e}");
+}
+
+#[test]
+fn stacked_bodies_are_refused_not_simulated_for_minutes() {
+    let bytes = gen::stacked_bodies(2000).to_bytes();
+    let e = path::mmd(&bytes, None, PathOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("pairs of colliding bodies overlap at bind"),
+        "{e}"
+    );
+    let e = path::mmd(
+        &gen::stacked_bodies(3000).to_bytes(),
+        None,
+        PathOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("at most 2048 are simulated"), "{e}");
+    // A few stacked bodies are fine.
+    path::mmd(
+        &gen::stacked_bodies(20).to_bytes(),
+        None,
+        PathOptions::default(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn gltf_buffer_uris_cannot_escape_or_exhaust() {
+    let dir = std::env::temp_dir().join(format!("sinew-uri-{}", std::process::id()));
+    let inner = dir.join("model");
+    std::fs::create_dir_all(&inner).unwrap();
+    std::fs::write(dir.join("secret.bin"), [7u8; 64]).unwrap();
+    for (name, text) in attack::gltf_uri_attacks() {
+        let p = inner.join(&name);
+        std::fs::write(&p, text).unwrap();
+        let e = path::gltf_file(&p, PathOptions::default()).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("leaves the glTF's folder")
+                || msg.contains("absolute or has a scheme")
+                || msg.contains("the limit is"),
+            "{name}: {msg}"
+        );
+    }
+    // A sibling's file through "..", and a link out of the folder: refused.
+    let up = inner.join("up.gltf");
+    std::fs::write(
+        &up,
+        r#"{"asset":{"version":"2.0"},"buffers":[{"uri":"../secret.bin","byteLength":64}]}"#,
+    )
+    .unwrap();
+    assert!(path::gltf_file(&up, PathOptions::default())
+        .unwrap_err()
+        .to_string()
+        .contains("leaves"));
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.join("secret.bin"), inner.join("link.bin")).unwrap();
+        let link = inner.join("link.gltf");
+        std::fs::write(
+            &link,
+            r#"{"asset":{"version":"2.0"},"buffers":[{"uri":"link.bin","byteLength":64}]}"#,
+        )
+        .unwrap();
+        let e = path::gltf_file(&link, PathOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("outside the glTF's folder"), "{e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every shared asset, mutated a few ways, through the whole path.
+#[test]
+fn mutated_assets_never_crash() {
+    let Some(dir) = sinew_testkit::assets_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("pmx" | "pmd" | "vmd" | "glb")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let miku = std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")).unwrap();
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut runs = 0;
+    let options = PathOptions {
+        frames: 2,
+        physics: true,
+    };
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        // Large files: fewer mutants (debug builds evaluate miku slowly).
+        let per_kind = if bytes.len() > 300_000 { 1 } else { 3 };
+        for kind in Mutation::ALL {
+            for _ in 0..per_kind {
+                let m = mutate(&bytes, &miku, kind, &mut rng);
+                match f.extension().and_then(|e| e.to_str()) {
+                    Some("vmd") => {
+                        let _ = path::mmd(&miku, Some(&m), options);
+                    }
+                    Some("glb") => {
+                        let _ = path::gltf(&m, options);
+                    }
+                    _ => {
+                        let _ = path::mmd(&m, None, options);
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    println!(
+        "{} files, {runs} mutants through the whole path",
+        files.len()
+    );
+    assert!(files.len() >= 20, "{} files", files.len());
+}
