@@ -253,3 +253,27 @@ fn hostile_models_exit_cleanly() {
         &["stacked.pmx", "pairs of colliding bodies overlap"],
     );
 }
+
+#[test]
+fn zero_scaled_gltf_joint_poses_and_bakes() {
+    // Legal glTF (a joint scaled to nothing hides what hangs from it): once "internal error:
+    // singular matrix" from bake, and a rotation of NaN in pose.
+    let d = temp("zeroscale");
+    let p = d.join("zero.gltf");
+    std::fs::write(
+        &p,
+        r#"{"asset":{"version":"2.0"},"nodes":[{"name":"root","children":[1]},{"name":"hidden","scale":[0,0,0],"children":[2]},{"name":"tip","translation":[0,1,0]}],"skins":[{"joints":[0,1,2]}],"scenes":[{"nodes":[0]}],"scene":0}"#,
+    )
+    .unwrap();
+    let json = d.join("o.json");
+    sinew().arg("pose").arg(&p).arg("--json").arg(&json).assert().success();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let hidden = &v["samples"][0]["joints"][1];
+    assert_eq!(hidden["name"], "hidden");
+    assert_eq!(hidden["world_s"], serde_json::json!([0.0, 0.0, 0.0]));
+    assert_eq!(hidden["world_q"], serde_json::json!([0.0, 0.0, 0.0, 1.0]));
+    let glb = d.join("o.glb");
+    sinew().arg("bake").arg(&p).arg("--out").arg(&glb).assert().success();
+    let baked = sinew_gltf::GltfModel::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
+    assert_eq!(baked.clips.len(), 1);
+}

@@ -1,7 +1,7 @@
 //! Conformance against three.js r171 (`shared/conformance/gltf_<Name>.json`): world transforms
 //! of every skin joint, relative to the scene root, for the dumped clip (looping) at the listed
-//! times. Tolerances: position 1e-4 × model size (bounding-box diagonal of the rest joint
-//! positions), rotation 0.01°.
+//! times. Tolerances: position 2e-6 × model size (bounding-box diagonal of the rest joint
+//! positions), rotation 3e-4° — about 4× the worst measured (4.7e-7 × size, 7.1e-5°).
 
 mod common;
 
@@ -110,14 +110,18 @@ fn joint_worlds_match_threejs() {
         let sloppy = model.warnings.iter().any(
             |x| matches!(x, GltfWarning::NonUnitRotation { animation, .. } if *animation == clip),
         );
-        assert!(w.position <= 1e-4, "{stem}: position {}", w.position);
+        assert!(
+            w.position <= POSITION_TOL,
+            "{stem}: position {}",
+            w.position
+        );
         if sloppy {
             println!(
                 "  {stem}: clip {clip} has non-unit rotation keys; three.js uses them unnormalised"
             );
         } else {
             assert!(
-                w.angle <= 0.01,
+                w.angle <= ANGLE_TOL,
                 "{stem}: angle {}° at {}",
                 w.angle,
                 w.at_angle
@@ -137,9 +141,13 @@ fn joint_worlds_match_threejs() {
                 w.position, w.angle
             );
         }
-        assert!(w.position <= 1e-4, "{stem}: position {}", w.position);
         assert!(
-            w.angle <= 0.01,
+            w.position <= POSITION_TOL,
+            "{stem}: position {}",
+            w.position
+        );
+        assert!(
+            w.angle <= ANGLE_TOL,
             "{stem}: angle {}° at {}",
             w.angle,
             w.at_angle
@@ -147,7 +155,15 @@ fn joint_worlds_match_threejs() {
         checked += 1;
     }
     println!("{checked} files checked");
+    // Every conformance dump in the shared folder (7 files) was compared.
+    assert_eq!(checked, 7, "glTF files compared");
 }
+
+/// Worst position error measured over the shared files: 4.7e-7 × model size; the bound sits
+/// about 4× above.
+const POSITION_TOL: f32 = 2e-6;
+/// Worst angle measured: 7.1e-5° (files with unit keys); about 4× above.
+const ANGLE_TOL: f32 = 3e-4;
 
 /// Angle between two rotations in degrees, computed in f64 as `2·atan2(|v|, |w|)` of the
 /// relative quaternion (acos of a dot product near 1 loses precision in f32).

@@ -20,7 +20,7 @@ fn static_poses_match_babylon_mmd() {
     let (Some(assets), Some(conf)) = (common::assets_dir(), common::conformance_dir()) else {
         return;
     };
-    let mut cases = 0;
+    let (mut cases, mut compared) = (0, 0);
     let mut entries: Vec<_> = std::fs::read_dir(&conf)
         .unwrap()
         .flatten()
@@ -55,9 +55,10 @@ fn static_poses_match_babylon_mmd() {
             for frame in frames.as_array().unwrap() {
                 let (dp, dq, bone) = common::conformance::compare_frame(&inst, frame);
                 eprintln!("{name} {mode}: max |dp| = {dp:.6} ({bone}), max angle = {dq:.4}°");
-                // The issue asks ik/full ≤ 5e-3; measured 1e-6 (the reachable leg IK lands
-                // where babylon-mmd's does), so every mode is held to the fk bound.
-                let (tp, tq) = (1e-3, 0.05);
+                // Measured worst, every mode and case: 7e-6 units (the leg IK's knee),
+                // 1e-4°; the bone-order edge cases exact to 1e-6. Bounds 4× and 5× above.
+                let (tp, tq) = (3e-5, 5e-4);
+                compared += 1;
                 assert!(
                     dp <= tp && dq <= tq,
                     "{name} {mode}: {dp} > {tp} or {dq}° > {tq}° at {bone}"
@@ -66,5 +67,9 @@ fn static_poses_match_babylon_mmd() {
         }
         cases += 1;
     }
-    assert!(cases >= 1, "no static-pose conformance case found");
+    // Four static cases in the shared folder (bone_flag_test, bone_hierarchy_test,
+    // bone_hierarchy_test2, miku_v2 legs), each in four modes.
+    println!("{cases} cases, {compared} mode frames compared");
+    assert_eq!(cases, 4, "static-pose cases compared");
+    assert_eq!(compared, 16, "mode frames compared");
 }

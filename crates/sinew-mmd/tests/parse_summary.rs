@@ -87,6 +87,9 @@ fn mmd_parser_summary_matches() {
         checked += 1;
     }
     eprintln!("checked {checked} files against mmd-parser");
+    // Every file the summary lists (15: the shared PMX, PMD and VMD files) was compared.
+    assert_eq!(checked, results.len(), "files compared");
+    assert_eq!(checked, 15, "files in the summary");
 }
 
 fn check_pmx_mmd_parser(file: &str, r: &Value, m: &Pmx) {
@@ -491,6 +494,9 @@ fn babylon_summary_matches() {
         checked += 1;
     }
     eprintln!("checked {checked} files against babylon-mmd");
+    // Every file the summary lists (15: the shared PMX, PMD and VMD files) was compared.
+    assert_eq!(checked, results.len(), "files compared");
+    assert_eq!(checked, 15, "files in the summary");
 }
 
 /// babylon-mmd turns a PMD's toon list plus every distinct material texture

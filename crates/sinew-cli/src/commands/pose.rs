@@ -80,12 +80,46 @@ fn number(v: f32, model: &Path, frame: &str, bone: &str) -> Result<f64, CliError
     }
 }
 
+/// Scale, rotation and translation of a world matrix. A matrix with a zero scale (legal in
+/// glTF: a joint scaled to nothing, and everything under it) has no unique rotation; its
+/// rotation is rebuilt from the axes that remain (the identity when none does), so the output
+/// stays finite where a plain decomposition divides by zero.
+fn decompose(w: &glam::Affine3A) -> (glam::Vec3, glam::Quat, glam::Vec3) {
+    let (s, r, t) = w.to_scale_rotation_translation();
+    if r.is_finite() {
+        return (s, r, t);
+    }
+    let axes = [w.matrix3.x_axis, w.matrix3.y_axis, w.matrix3.z_axis].map(glam::Vec3::from);
+    let unit = axes.map(|a| a.try_normalize());
+    let rotation = match unit {
+        [Some(x), Some(y), _] => glam::Quat::from_mat3(&glam::Mat3::from_cols(
+            x,
+            y.reject_from_normalized(x)
+                .normalize_or(x.any_orthonormal_vector()),
+            x.cross(y).normalize_or(x.any_orthonormal_vector()),
+        )),
+        [Some(x), None, Some(z)] => {
+            let y = z.cross(x).normalize_or(x.any_orthonormal_vector());
+            glam::Quat::from_mat3(&glam::Mat3::from_cols(x, y, x.cross(y)))
+        }
+        [None, Some(y), Some(z)] => {
+            let x = y.cross(z).normalize_or(y.any_orthonormal_vector());
+            glam::Quat::from_mat3(&glam::Mat3::from_cols(x, y, x.cross(y)))
+        }
+        [Some(a), None, None] => glam::Quat::from_rotation_arc(glam::Vec3::X, a),
+        [None, Some(a), None] => glam::Quat::from_rotation_arc(glam::Vec3::Y, a),
+        [None, None, Some(a)] => glam::Quat::from_rotation_arc(glam::Vec3::Z, a),
+        [None, None, None] => glam::Quat::IDENTITY,
+    };
+    (axes.map(glam::Vec3::length).into(), rotation.normalize(), t)
+}
+
 /// Translation, rotation (x, y, z, w) and scale as written.
 type Trs = ([f64; 3], [f64; 4], [f64; 3]);
 
 /// One world matrix as the schema's `world_t`, `world_q`, `world_s`.
 fn trs(w: &glam::Affine3A, model: &Path, frame: &str, bone: &str) -> Result<Trs, CliError> {
-    let (s, r, t) = w.to_scale_rotation_translation();
+    let (s, r, t) = decompose(w);
     let n = |v: f32| number(v, model, frame, bone);
     Ok((
         [n(t.x)?, n(t.y)?, n(t.z)?],
