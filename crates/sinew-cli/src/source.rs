@@ -113,11 +113,11 @@ impl MmdPhysics {
     /// Builds the physics of `mmd` (its rigid bodies and joints). `path` names the model in
     /// errors.
     pub fn new(mmd: &MmdModel, path: &Path) -> Result<Self, CliError> {
-        if mmd.rigid_bodies.is_empty() {
+        if mmd.rigid_bodies().is_empty() {
             return Err(bad_input(path, "--physics: the model has no rigid bodies"));
         }
-        let mut model = Model::new(mmd.skeleton.clone());
-        let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+        let mut model = Model::new(mmd.skeleton().clone());
+        let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
         read_physics(
             mmd,
             &mut builder,
@@ -281,24 +281,24 @@ impl Animator {
             .as_ref()
             .map_or(0.0, |p| p.motion().last_frame as f32 / MMD_FPS);
         let parents = model
-            .bones
+            .bones()
             .iter()
             .map(|b| b.parent.map_or(NO_PARENT, |p| p as u16))
             .collect();
         let description = format!(
             "MMD model \"{}\", {} bones, {} rigid bodies{}",
-            model.name,
-            model.bones.len(),
-            model.rigid_bodies.len(),
+            model.name(),
+            model.bones().len(),
+            model.rigid_bodies().len(),
             player.as_ref().map_or(String::new(), |p| format!(
                 ", motion of {} frames",
                 p.motion().last_frame + 1
             ))
         );
         Ok(Self {
-            bone_count: model.bones.len(),
+            bone_count: model.bones().len(),
             inner: Inner::Mmd {
-                locals: vec![Transform::IDENTITY; model.skeleton.len()],
+                locals: vec![Transform::IDENTITY; model.skeleton().len()],
                 inst: Box::new(MmdInstance::new(Arc::clone(&model))),
                 player,
                 physics,

@@ -266,14 +266,50 @@ fn zero_scaled_gltf_joint_poses_and_bakes() {
     )
     .unwrap();
     let json = d.join("o.json");
-    sinew().arg("pose").arg(&p).arg("--json").arg(&json).assert().success();
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    sinew()
+        .arg("pose")
+        .arg(&p)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let hidden = &v["samples"][0]["joints"][1];
     assert_eq!(hidden["name"], "hidden");
     assert_eq!(hidden["world_s"], serde_json::json!([0.0, 0.0, 0.0]));
     assert_eq!(hidden["world_q"], serde_json::json!([0.0, 0.0, 0.0, 1.0]));
     let glb = d.join("o.glb");
-    sinew().arg("bake").arg(&p).arg("--out").arg(&glb).assert().success();
+    sinew()
+        .arg("bake")
+        .arg(&p)
+        .arg("--out")
+        .arg(&glb)
+        .assert()
+        .success();
     let baked = sinew_gltf::GltfModel::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
     assert_eq!(baked.clips.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_are_not_read_as_files() {
+    // `/dev/zero` never ends: reading it whole exhausted memory.
+    for cmd in ["inspect", "pose", "render", "bake"] {
+        let mut c = sinew();
+        c.arg(cmd).arg("/dev/zero");
+        match cmd {
+            "pose" => c.args(["--json", "/tmp/sinew-never.json"]),
+            "inspect" => &mut c,
+            _ => c.args(["--out", "/tmp/sinew-never.png"]),
+        };
+        fails_with(&mut c, &["/dev/zero", "not a regular file"]);
+    }
+    let d = temp("devglb");
+    let link = d.join("zero.glb");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    fails_with(
+        sinew().arg("inspect").arg(&link),
+        &["zero.glb", "not a regular file"],
+    );
 }

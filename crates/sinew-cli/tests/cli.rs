@@ -648,7 +648,8 @@ fn bake_mmd_reimports_as_the_runtime_pose_in_metres() {
                 let (sc, _, _) = w.to_scale_rotation_translation();
                 at = format!(
                     "frame {frame} bone {i} {} parent {:?} scale {sc}: dt {dt:.2e} da {da:.2e} rad",
-                    mmd.bones[i].name, mmd.bones[i].parent
+                    mmd.bones()[i].name,
+                    mmd.bones()[i].parent
                 );
             }
         }

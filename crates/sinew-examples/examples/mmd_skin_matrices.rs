@@ -22,8 +22,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let motion = MmdMotion::from_vmd(&Vmd::parse(&std::fs::read(vmd)?)?, Some(&model))?;
     println!(
         "model \"{}\": {} bones; motion: {} bone tracks",
-        model.name,
-        model.skeleton.len(),
+        model.name(),
+        model.skeleton().len(),
         motion.clip.bone_tracks().len()
     );
 
@@ -35,15 +35,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     instance.evaluate(EvalOptions::default());
 
     // Hand the pose to sinew: locals in skeleton order, then world and skin matrices.
-    let mut state = RigState::new(Arc::clone(&model.skeleton));
+    let mut state = RigState::new(Arc::clone(model.skeleton()));
     instance.write_locals(state.locals_mut());
     let world = state.compute_world().to_vec();
-    let mut skin = vec![Affine3A::IDENTITY; model.skeleton.len()];
+    let mut skin = vec![Affine3A::IDENTITY; model.skeleton().len()];
     state.skin_matrices(&mut skin);
 
     // The sinew hierarchy reproduces MMD's world matrices (MMD keeps them in file order).
-    let worst = (0..model.bones.len())
-        .filter_map(|i| model.skeleton.from_source_index(i).map(|id| (i, id)))
+    let worst = (0..model.bones().len())
+        .filter_map(|i| model.skeleton().from_source_index(i).map(|id| (i, id)))
         .map(|(i, id)| {
             (Vec3::from(world[id.index()].translation)
                 - Vec3::from(instance.world()[i].translation))
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .fold(0.0f32, f32::max);
     println!("frame {frame}: sinew world vs MMD world, largest position gap {worst:.2e}");
     for name in ["センター", "頭", "左手首", "右足首"] {
-        if let Some(id) = model.skeleton.find(name) {
+        if let Some(id) = model.skeleton().find(name) {
             let p = Vec3::from(world[id.index()].translation);
             let s = Vec3::from(skin[id.index()].translation);
             println!(

@@ -94,8 +94,9 @@ impl GltfModel {
     /// Loads a `.gltf` (buffers as `data:` URIs or files next to it) or a `.glb`.
     ///
     /// # Errors
-    /// [`GltfError::Io`] when the file cannot be read, else as [`Self::from_slice`]; external
-    /// buffers are resolved relative to the file's folder.
+    /// [`GltfError::Io`] when the file cannot be read or is not a regular file of at most
+    /// [`MAX_BUFFER_BYTES`], else as [`Self::from_slice`]; external buffers are resolved relative
+    /// to the file's folder and must stay inside it.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, GltfError> {
         Self::load_with(path, LoadOptions::default())
     }
@@ -106,10 +107,18 @@ impl GltfModel {
     /// As [`Self::load`].
     pub fn load_with(path: impl AsRef<Path>, options: LoadOptions) -> Result<Self, GltfError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| GltfError::Io {
+        let io = |source| GltfError::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        let meta = std::fs::metadata(path).map_err(io)?;
+        if !meta.is_file() || meta.len() > MAX_BUFFER_BYTES as u64 {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("not a regular file of at most {MAX_BUFFER_BYTES} bytes"),
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(io)?;
         let base = path.parent().unwrap_or_else(|| Path::new("."));
         Self::from_bytes(&bytes, Some(base), options)
     }

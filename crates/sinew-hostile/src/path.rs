@@ -93,8 +93,8 @@ fn check_finite(world: &[Affine3A], frame: u32) -> Result<(), PathError> {
 
 /// The physics of one MMD model, as the CLI builds it (MMD units: gravity −98).
 fn mmd_physics(model: &MmdModel) -> Result<(SkeletonInstance, Ragdoll), PathError> {
-    let mut sinew_model = Model::new(model.skeleton.clone());
-    let mut builder = SkeletonDynamicsBuilder::new(&model.skeleton);
+    let mut sinew_model = Model::new(model.skeleton().clone());
+    let mut builder = SkeletonDynamicsBuilder::new(model.skeleton());
     read_physics(
         model,
         &mut builder,
@@ -139,8 +139,8 @@ pub fn mmd(
     };
     let mut inst = MmdInstance::new(Arc::clone(&model));
     let mut report = PathReport {
-        bones: model.bones.len(),
-        warnings: model.warnings.len(),
+        bones: model.bones().len(),
+        warnings: model.warnings().len(),
         ..PathReport::default()
     };
     let pose = |inst: &mut MmdInstance, player: &mut Option<MotionPlayer>, frame: u32| match player
@@ -157,9 +157,9 @@ pub fn mmd(
             report.frames += 1;
         }
     }
-    if options.physics && !model.rigid_bodies.is_empty() {
+    if options.physics && !model.rigid_bodies().is_empty() {
         let (mut body, mut ragdoll) = mmd_physics(&model)?;
-        let mut locals = vec![Transform::IDENTITY; model.skeleton.len()];
+        let mut locals = vec![Transform::IDENTITY; model.skeleton().len()];
         for frame in 0..options.frames {
             pose(&mut inst, &mut player, frame);
             inst.evaluate_before_physics(EvalOptions::default());

@@ -190,27 +190,75 @@ pub enum MmdError {
     Skeleton(#[from] sinew::SkeletonError),
 }
 
-/// A loaded MMD model.
+/// A loaded MMD model: immutable once built (its fields are read through accessors), so the
+/// cross-references the loader validated stay valid for every instance evaluating it.
 #[derive(Clone, Debug)]
 pub struct MmdModel {
+    pub(crate) name: String,
+    pub(crate) format: MmdFormat,
+    pub(crate) bones: Vec<MmdBone>,
+    pub(crate) rigid_bodies: Vec<MmdRigidBody>,
+    pub(crate) joints: Vec<MmdJoint>,
+    pub(crate) morph_names: Vec<String>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) skeleton: Arc<Skeleton>,
+    pub(crate) eval_order: Vec<usize>,
+}
+
+impl MmdModel {
     /// Model name.
-    pub name: String,
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// Source format.
-    pub format: MmdFormat,
+    #[must_use]
+    pub fn format(&self) -> MmdFormat {
+        self.format
+    }
+
     /// Bones in file order.
-    pub bones: Vec<MmdBone>,
+    #[must_use]
+    pub fn bones(&self) -> &[MmdBone] {
+        &self.bones
+    }
+
     /// Rigid bodies in file order.
-    pub rigid_bodies: Vec<MmdRigidBody>,
+    #[must_use]
+    pub fn rigid_bodies(&self) -> &[MmdRigidBody] {
+        &self.rigid_bodies
+    }
+
     /// Joints in file order (six-axis spring joints; PMX joints of other kinds are kept too).
-    pub joints: Vec<MmdJoint>,
+    #[must_use]
+    pub fn joints(&self) -> &[MmdJoint] {
+        &self.joints
+    }
+
     /// Morph names (PMD: without the "base" morph).
-    pub morph_names: Vec<String>,
+    #[must_use]
+    pub fn morph_names(&self) -> &[String] {
+        &self.morph_names
+    }
+
     /// Repairs made while loading, one line each.
-    pub warnings: Vec<String>,
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     /// The sinew skeleton: source index = file index.
-    pub skeleton: Arc<Skeleton>,
+    #[must_use]
+    pub fn skeleton(&self) -> &Arc<Skeleton> {
+        &self.skeleton
+    }
+
     /// Bones in MMD evaluation order: stable-sorted by (after physics, layer), file order within.
-    pub eval_order: Vec<usize>,
+    #[must_use]
+    pub fn eval_order(&self) -> &[usize] {
+        &self.eval_order
+    }
 }
 
 fn index(i: i64, len: usize) -> Option<usize> {

@@ -51,13 +51,13 @@ proptest! {
         mode in 0usize..3,
     ) {
         let Some(model) = model() else { return Ok(()); };
-        let n = model.bones.len();
+        let n = model.bones().len();
         let mut inst = MmdInstance::new(Arc::clone(&model));
         for (bone, q) in &turns {
             inst.rotations_mut()[bone % n] = *q;
         }
         // Mostly the IK bones themselves (targets), sometimes any bone.
-        let iks: Vec<usize> = (0..n).filter(|&b| model.bones[b].ik.is_some()).collect();
+        let iks: Vec<usize> = (0..n).filter(|&b| model.bones()[b].ik.is_some()).collect();
         for (k, (bone, v)) in moves.iter().enumerate() {
             let b = if k % 3 == 2 || iks.is_empty() { bone % n } else { iks[bone % iks.len()] };
             inst.translations_mut()[b] = *v;
@@ -65,7 +65,7 @@ proptest! {
         let options = EvalOptions::from_mode(["fk", "ik", "full"][mode]).unwrap();
         inst.evaluate(options);
         for (i, m) in inst.world().iter().enumerate() {
-            prop_assert!(m.is_finite(), "bone {} ({}): {:?}", i, model.bones[i].name, m);
+            prop_assert!(m.is_finite(), "bone {} ({}): {:?}", i, model.bones()[i].name, m);
         }
     }
 }

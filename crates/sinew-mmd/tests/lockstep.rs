@@ -50,7 +50,7 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
                 assert!(
                     a.to_cols_array() == b.to_cols_array(),
                     "frame {frame}, bone {i} ({}): {a:?} vs {b:?}",
-                    model.bones[i].name
+                    model.bones()[i].name
                 );
             }
         }

@@ -83,7 +83,7 @@ fn mixer_blends_weights_and_fades() {
     for f in [0.0, 100.0, 1234.5] {
         one.apply(f, &mut i1);
         player.apply(f, &mut i2);
-        for k in 0..model.bones.len() {
+        for k in 0..model.bones().len() {
             assert!(
                 i1.rotations()[k].abs_diff_eq(i2.rotations()[k], 1e-5)
                     || i1.rotations()[k].abs_diff_eq(-i2.rotations()[k], 1e-5)

@@ -219,7 +219,7 @@ fn miku_reads_into_generic_definitions() {
         return;
     };
     let m = MmdModel::from_bytes(&bytes).unwrap();
-    assert_eq!(m.bones.len(), 140);
+    assert_eq!(m.bones().len(), 140);
     let (model, report) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
     let d = model.dynamics();
     assert_eq!(d.ik_chains().len(), 7, "{:?}", report.notes);

@@ -100,7 +100,7 @@ fn load_and_evaluate(p: &Pmx) -> Result<Arc<MmdModel>, MmdError> {
 }
 
 fn has_warning(model: &MmdModel, needle: &str) -> bool {
-    model.warnings.iter().any(|w| w.contains(needle))
+    model.warnings().iter().any(|w| w.contains(needle))
 }
 
 #[test]
@@ -108,11 +108,11 @@ fn ik_targeting_its_own_bone_is_ignored() {
     let mut bones = chain(4);
     ik(&mut bones, 3, 3, &[1]);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[3].ik.is_none());
+    assert!(model.bones()[3].ik.is_none());
     assert!(
         has_warning(&model, "IK effector is the IK bone itself"),
         "{:?}",
-        model.warnings
+        model.warnings()
     );
 }
 
@@ -126,11 +126,11 @@ fn ik_chains_targeting_each_other_lose_one_chain() {
     ik(&mut bones, 4, 3, &[1]);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
     assert!(
-        model.bones[3].ik.is_none(),
+        model.bones()[3].ik.is_none(),
         "the cycle's lowest bone loses its IK"
     );
-    assert!(model.bones[4].ik.is_some());
-    assert!(has_warning(&model, "in a cycle"), "{:?}", model.warnings);
+    assert!(model.bones()[4].ik.is_some());
+    assert!(has_warning(&model, "in a cycle"), "{:?}", model.warnings());
 }
 
 #[test]
@@ -149,7 +149,7 @@ fn ik_nesting_is_bounded() {
     // The chain is cut where it nests too deep: every remaining IK nests at most the limit.
     let depth = |mut b: usize| {
         let mut d = 0;
-        while let Some(ik) = &model.bones[b].ik {
+        while let Some(ik) = &model.bones()[b].ik {
             d += 1;
             b = ik.effector;
         }
@@ -159,7 +159,7 @@ fn ik_nesting_is_bounded() {
     assert!(
         has_warning(&model, "nests more than"),
         "{:?}",
-        model.warnings
+        model.warnings()
     );
 }
 
@@ -172,7 +172,7 @@ fn ik_links_off_the_effector_ancestry_are_dropped() {
     bones.push(bone("ik", -1, 3.0));
     ik(&mut bones, 5, 3, &[2, 4, 5, 1]);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    let links: Vec<usize> = model.bones[5]
+    let links: Vec<usize> = model.bones()[5]
         .ik
         .as_ref()
         .unwrap()
@@ -183,20 +183,20 @@ fn ik_links_off_the_effector_ancestry_are_dropped() {
     assert_eq!(links, [2, 1]);
     assert_eq!(
         model
-            .warnings
+            .warnings()
             .iter()
             .filter(|w| w.contains("link dropped"))
             .count(),
         2,
         "{:?}",
-        model.warnings
+        model.warnings()
     );
     // Nothing valid left: the IK goes.
     let mut bones = chain(4);
     bones.push(bone("side", 0, 1.0));
     ik(&mut bones, 4, 3, &[4]);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[4].ik.is_none());
+    assert!(model.bones()[4].ik.is_none());
 }
 
 #[test]
@@ -206,12 +206,12 @@ fn non_finite_ik_limits_are_refused_as_repairs() {
     ik(&mut bones, 4, 3, &[2, 1]);
     bones[4].ik.as_mut().unwrap().limit_angle = f32::NAN;
     let model = load_and_evaluate(&pmx(bones.clone())).unwrap();
-    assert!(model.bones[4].ik.is_none());
+    assert!(model.bones()[4].ik.is_none());
     bones[4].ik.as_mut().unwrap().limit_angle = 1.0;
     bones[4].ik.as_mut().unwrap().links[0].limit =
         Some((Vec3::splat(f32::NEG_INFINITY), Vec3::ZERO));
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[4].ik.is_none());
+    assert!(model.bones()[4].ik.is_none());
     assert!(has_warning(&model, "not finite"));
 }
 
@@ -239,14 +239,14 @@ fn append_ratios_out_of_range_are_ignored() {
         let mut bones = chain(3);
         with_append(&mut bones, 2, 1, ratio);
         let model = load_and_evaluate(&pmx(bones)).unwrap();
-        assert!(model.bones[2].append.is_none(), "{ratio}");
+        assert!(model.bones()[2].append.is_none(), "{ratio}");
         assert!(has_warning(&model, "append ratio"), "{ratio}");
     }
     // In range (negative included): kept.
     let mut bones = chain(3);
     with_append(&mut bones, 2, 1, -MAX_APPEND_RATIO);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[2].append.is_some());
+    assert!(model.bones()[2].append.is_some());
 }
 
 #[test]
@@ -257,12 +257,12 @@ fn append_cycles_are_broken() {
     with_append(&mut bones, 4, 2, 1.0);
     with_append(&mut bones, 1, 2, 0.5); // leads into the cycle, not on it: kept
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[2].append.is_none());
-    assert!(model.bones[3].append.is_some() && model.bones[4].append.is_some());
-    assert!(model.bones[1].append.is_some());
+    assert!(model.bones()[2].append.is_none());
+    assert!(model.bones()[3].append.is_some() && model.bones()[4].append.is_some());
+    assert!(model.bones()[1].append.is_some());
     assert_eq!(
         model
-            .warnings
+            .warnings()
             .iter()
             .filter(|w| w.contains("append cycle"))
             .count(),
@@ -280,7 +280,7 @@ fn non_finite_fixed_axis_is_ignored() {
     bones[2].flags = bones[2].flags.with(PmxBoneFlags::FIXED_AXIS, true);
     bones[2].fixed_axis = Some(Vec3::new(f32::NAN, 1.0, 0.0));
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[2].fixed_axis.is_none());
+    assert!(model.bones()[2].fixed_axis.is_none());
 }
 
 #[test]
@@ -304,12 +304,12 @@ fn parent_cycles_are_broken_in_linear_time() {
     let start = Instant::now();
     let model = load_and_evaluate(&pmx(bones)).unwrap();
     assert!(
-        model.bones[0].parent.is_none(),
+        model.bones()[0].parent.is_none(),
         "the lowest bone of the cycle is the root"
     );
     assert_eq!(
         model
-            .warnings
+            .warnings()
             .iter()
             .filter(|w| w.contains("parent cycle"))
             .count(),
@@ -367,17 +367,17 @@ fn bodies_and_joints_with_bad_references_are_reported() {
     assert!(
         has_warning(&model, "rigid body 0 \"a\": bone 7 is missing"),
         "{:?}",
-        model.warnings
+        model.warnings()
     );
     assert!(
         has_warning(&model, "rigid bodies 1 and 2 both drive bone 2"),
         "{:?}",
-        model.warnings
+        model.warnings()
     );
     assert!(
         has_warning(&model, "joint 0 \"j\": bodies 1 and 9"),
         "{:?}",
-        model.warnings
+        model.warnings()
     );
 }
 
@@ -389,16 +389,16 @@ fn ik_work_is_bounded() {
     bones.push(bone("ik", -1, 3.0));
     ik(&mut bones, 4, 3, &vec![1; MAX_IK_LINKS + 1]);
     let model = load_and_evaluate(&pmx(bones)).unwrap();
-    assert!(model.bones[4].ik.is_none());
-    assert!(has_warning(&model, "links (most"), "{:?}", model.warnings);
+    assert!(model.bones()[4].ik.is_none());
+    assert!(has_warning(&model, "links (most"), "{:?}", model.warnings());
     // A path longer than the bound.
     let n = MAX_IK_PATH + 10;
     let mut bones = chain(n);
     bones.push(bone("ik", -1, 3.0));
     ik(&mut bones, n, n as i32 - 1, &[0]);
     let model = MmdModel::from_bytes(&pmx(bones).to_bytes()).unwrap();
-    assert!(model.bones[n].ik.is_none());
-    assert!(has_warning(&model, "a path of"), "{:?}", model.warnings);
+    assert!(model.bones()[n].ik.is_none());
+    assert!(has_warning(&model, "a path of"), "{:?}", model.warnings());
     // Many chains of 256 links × 256 iterations: the ones past the model's budget go.
     let per_chain = (MAX_IK_LINKS as u64) * 256;
     let fit = (MAX_IK_WORK / per_chain) as usize;
@@ -414,14 +414,47 @@ fn ik_work_is_bounded() {
         bones[owner].ik.as_mut().unwrap().loop_count = 256;
     }
     let model = MmdModel::from_bytes(&pmx(bones).to_bytes()).unwrap();
-    let kept = model.bones.iter().filter(|b| b.ik.is_some()).count();
+    let kept = model.bones().iter().filter(|b| b.ik.is_some()).count();
     assert_eq!(kept, fit);
     assert_eq!(
         model
-            .warnings
+            .warnings()
             .iter()
             .filter(|w| w.contains("link steps"))
             .count(),
         3
     );
+}
+
+#[test]
+fn non_finite_vmd_keys_are_refused_alike() {
+    // One rule for translation and rotation: a non-finite key refuses the motion (a NaN
+    // rotation used to become the identity while a NaN translation was an error). A zero
+    // quaternion stays the identity, as MMD writes it.
+    use sinew_mmd::vmd::{VmdBoneKey, VmdVersion};
+    use sinew_mmd::{MmdMotion, Vmd};
+    let key = |translation: Vec3, rotation: Quat| VmdBoneKey {
+        bone_name: "b1".into(),
+        frame: 0,
+        translation,
+        rotation,
+        interpolation: [20; 64],
+    };
+    let vmd = |k: VmdBoneKey| Vmd {
+        version: VmdVersion::V2,
+        model_name: "m".into(),
+        bone_keys: vec![k],
+        morph_keys: Vec::new(),
+        camera_keys: Vec::new(),
+        light_keys: Vec::new(),
+        self_shadow_keys: Vec::new(),
+        property_keys: Vec::new(),
+    };
+    let nan_q = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+    let e_rot = MmdMotion::from_vmd(&vmd(key(Vec3::ZERO, nan_q)), None).unwrap_err();
+    let e_pos = MmdMotion::from_vmd(&vmd(key(Vec3::NAN, Quat::IDENTITY)), None).unwrap_err();
+    assert!(e_rot.to_string().contains("finite"), "{e_rot}");
+    assert!(e_pos.to_string().contains("finite"), "{e_pos}");
+    let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    MmdMotion::from_vmd(&vmd(key(Vec3::ZERO, zero)), None).unwrap();
 }

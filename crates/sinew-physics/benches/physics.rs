@@ -131,8 +131,8 @@ fn miku() -> Option<(Model, Vec<Vec<Transform>>)> {
     let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?);
     let mut player = MotionPlayer::new(motion, &mmd);
     let mut inst = MmdInstance::new(Arc::clone(&mmd));
-    let mut model = Model::new(mmd.skeleton.clone());
-    let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+    let mut model = Model::new(mmd.skeleton().clone());
+    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
     let options = MmdReaderOptions::default();
     read_physics(&mmd, &mut builder, &options, &mut ReadReport::default()).ok()?;
     builder.attach(&mut model).ok()?;
@@ -140,7 +140,7 @@ fn miku() -> Option<(Model, Vec<Vec<Transform>>)> {
         .map(|f| {
             player.apply(f as f32 * 0.5, &mut inst);
             inst.evaluate(EvalOptions::default());
-            let mut locals = vec![Transform::IDENTITY; mmd.skeleton.len()];
+            let mut locals = vec![Transform::IDENTITY; mmd.skeleton().len()];
             inst.write_locals(&mut locals);
             locals
         })

@@ -39,7 +39,7 @@ fn constraint_test_models_load_and_simulate() {
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let mmd = MmdModel::from_bytes(&std::fs::read(&path).unwrap()).unwrap();
-        let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+        let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
         let mut report = ReadReport::default();
         read_physics(
             &mmd,
@@ -48,7 +48,7 @@ fn constraint_test_models_load_and_simulate() {
             &mut report,
         )
         .unwrap();
-        let mut model = Model::new(mmd.skeleton.clone());
+        let mut model = Model::new(mmd.skeleton().clone());
         builder.attach(&mut model).unwrap();
         let physics = model.dynamics().physics();
         let (bodies, joints) = (physics.bodies().len(), physics.joints().len());

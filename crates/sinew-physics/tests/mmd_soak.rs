@@ -49,8 +49,8 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
     let mut player = MotionPlayer::new(motion, &mmd);
     let mut inst = MmdInstance::new(Arc::clone(&mmd));
     // A model with only the physics table: the MMD runtime did IK and append already.
-    let mut model = Model::new(mmd.skeleton.clone());
-    let mut builder = SkeletonDynamicsBuilder::new(&mmd.skeleton);
+    let mut model = Model::new(mmd.skeleton().clone());
+    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
     read_physics(
         &mmd,
         &mut builder,

@@ -151,7 +151,7 @@ const FLOAT: u32 = 5126;
 /// Bakes MMD world matrices (file order, MMD units, one `Vec` per frame at `fps`) into a new
 /// minimal `.glb`.
 pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<Vec<u8>, CliError> {
-    let n = model.bones.len();
+    let n = model.bones().len();
     if frames.is_empty() || frames.iter().any(|f| f.len() != n) {
         return Err(CliError::Internal("bake: frame sizes disagree".into()));
     }
@@ -172,18 +172,18 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
     };
     // Nodes: bones with rest translations relative to their parents.
     let mut children = vec![Vec::new(); n];
-    for (i, b) in model.bones.iter().enumerate() {
+    for (i, b) in model.bones().iter().enumerate() {
         if let Some(p) = b.parent {
             children[p].push(i);
         }
     }
     let nodes: Vec<Value> = model
-        .bones
+        .bones()
         .iter()
         .enumerate()
         .map(|(i, b)| {
             let rest = match b.parent {
-                Some(p) => b.position - model.bones[p].position,
+                Some(p) => b.position - model.bones()[p].position,
                 None => b.position,
             };
             let t = point_to_gltf(rest);
@@ -195,11 +195,11 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
         })
         .collect();
     let roots: Vec<usize> = (0..n)
-        .filter(|&i| model.bones[i].parent.is_none())
+        .filter(|&i| model.bones()[i].parent.is_none())
         .collect();
     // Inverse bind matrices: inverse rest world (a translation).
     let ibm: Vec<f32> = model
-        .bones
+        .bones()
         .iter()
         .flat_map(|b| Mat4::from_translation(-point_to_gltf(b.position)).to_cols_array())
         .collect();
@@ -209,7 +209,7 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
     let time_accessor = add(&mut bin, &times, "SCALAR", times.len(), true);
     let mut samplers = Vec::new();
     let mut channels = Vec::new();
-    for (i, b) in model.bones.iter().enumerate() {
+    for (i, b) in model.bones().iter().enumerate() {
         let (mut ts, mut rs, mut ss) = (Vec::new(), Vec::new(), Vec::new());
         let mut prev = Quat::IDENTITY;
         for f in frames {
@@ -220,7 +220,7 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
             let (s, r, t) = local.to_scale_rotation_translation();
             if !(s.is_finite() && r.is_finite() && t.is_finite()) {
                 return Err(bad_input(
-                    Path::new(&model.name),
+                    Path::new(&model.name()),
                     format!("bone \"{}\" has a non-finite pose; nothing baked", b.name),
                 ));
             }
@@ -249,9 +249,9 @@ pub fn mmd_glb(model: &MmdModel, fps: f32, frames: &[Vec<Affine3A>]) -> Result<V
     let doc = json!({
         "asset": {"version": "2.0", "generator": format!("sinew {} bake", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
-        "scenes": [{"name": model.name, "nodes": roots}],
+        "scenes": [{"name": model.name(), "nodes": roots}],
         "nodes": nodes,
-        "skins": [{"name": model.name, "joints": (0..n).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor}],
+        "skins": [{"name": model.name(), "joints": (0..n).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor}],
         "animations": [{"name": "sinew_baked", "samplers": samplers, "channels": channels}],
         "accessors": accessors,
         "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": bin.len()}],

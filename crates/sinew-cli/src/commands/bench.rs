@@ -472,6 +472,6 @@ fn mmd_frame(timer: &Timer) -> Result<Row, CliError> {
         name: "MMD frame (miku_v2 + wavefile)",
         ns: Some(ns),
         unit: "frame",
-        note: format!("{} bones, motion + IK + append", model.bones.len()),
+        note: format!("{} bones, motion + IK + append", model.bones().len()),
     })
 }

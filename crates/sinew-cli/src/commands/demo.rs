@@ -10,6 +10,7 @@ use glam::Vec3;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
+use crate::limits::Output;
 use crate::render::{self, Bounds, Cell, View};
 use crate::scene::humanoid::{ground, Hands, HumanoidScene};
 use crate::scene::DrawFrame;
@@ -114,6 +115,13 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         format!("must be within 0.1..=20, got {}", args.seconds),
     )?;
 
+    // Both outputs opened before the work (a bad path fails at once; a failed run leaves none).
+    let sheet_out = Output::create(&args.out)?;
+    let gif_out = if args.gif.as_os_str() == "none" {
+        None
+    } else {
+        Some(Output::create(&args.gif)?)
+    };
     let mut scene = HumanoidScene::new(args.hands)?;
     let total = ((args.seconds * args.fps as f32).round() as usize).max(1);
     let bar = if args.quiet {
@@ -207,6 +215,10 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         "mean frame evaluation {mean:.1} µs; worst IK residual {:.3} mm",
         worst * 1000.0
     );
+    sheet_out.keep();
+    if let Some(g) = gif_out {
+        g.keep();
+    }
     if write_gif {
         println!(
             "wrote {} ({}x{} px, {} frames) and {}",

@@ -18,11 +18,30 @@ pub struct InspectArgs {
     pub full: bool,
 }
 
+/// Largest input file read (1 GiB): real models and motions are a few megabytes.
+pub(crate) const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Reads an input file: a regular file of at most [`MAX_INPUT_BYTES`] (a device or pipe such as
+/// `/dev/zero` would never end).
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| CliError::Input {
+    let cannot = |e: std::io::Error| CliError::Input {
         path: path.to_owned(),
         message: format!("cannot read: {e}"),
-    })
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(bad_input(path, "not a regular file"));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(bad_input(
+            path,
+            format!(
+                "{} bytes; inputs are read up to {MAX_INPUT_BYTES} bytes",
+                meta.len()
+            ),
+        ));
+    }
+    std::fs::read(path).map_err(cannot)
 }
 
 pub(crate) fn bad_input(path: &Path, message: impl std::fmt::Display) -> CliError {
@@ -113,24 +132,24 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
         )
     };
     let m = MmdModel::from_bytes(bytes).map_err(|e| bad_input(path, e))?;
-    let iks = m.bones.iter().filter(|b| b.ik.is_some()).count();
-    let appends = m.bones.iter().filter(|b| b.append.is_some()).count();
+    let iks = m.bones().iter().filter(|b| b.ik.is_some()).count();
+    let appends = m.bones().iter().filter(|b| b.append.is_some()).count();
     let _ = writeln!(
         out,
         "  {vertices} vertices, {faces} faces, {materials} materials, {} bones ({iks} IK, {appends} append), {morphs} morphs, {} rigid bodies, {} joints",
-        m.bones.len(),
-        m.rigid_bodies.len(),
-        m.joints.len()
+        m.bones().len(),
+        m.rigid_bodies().len(),
+        m.joints().len()
     );
     let _ = writeln!(out, "bone tree:");
     let tag_of = |i: usize| {
-        let b = &m.bones[i];
+        let b = &m.bones()[i];
         let mut tags = Vec::new();
         if b.ik.is_some() {
             tags.push("IK".to_owned());
         }
         if let Some(a) = b.append {
-            tags.push(format!("append {}×{}", m.bones[a.source].name, a.ratio));
+            tags.push(format!("append {}×{}", m.bones()[a.source].name, a.ratio));
         }
         if b.fixed_axis.is_some() {
             tags.push("fixed axis".into());
@@ -148,20 +167,20 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
         }
     };
     // Depth-first, children in file order, without recursion (a file chooses the depth).
-    let mut children = vec![Vec::new(); m.bones.len()];
+    let mut children = vec![Vec::new(); m.bones().len()];
     let mut stack = Vec::new();
-    for (i, b) in m.bones.iter().enumerate().rev() {
+    for (i, b) in m.bones().iter().enumerate().rev() {
         match b.parent {
             Some(p) => children[p].push(i),
             None => stack.push((i, 0usize)),
         }
     }
-    let mut lines = Vec::with_capacity(m.bones.len());
+    let mut lines = Vec::with_capacity(m.bones().len());
     while let Some((i, depth)) = stack.pop() {
         lines.push(format!(
             "  {}{} #{i}{}",
             indent(depth),
-            m.bones[i].name,
+            m.bones()[i].name,
             tag_of(i)
         ));
         // `children` holds each list in reverse file order: pushing it as is pops file order.
@@ -169,7 +188,7 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
     }
     write_limited(&mut out, &lines, full, 40, "");
     let _ = writeln!(out, "IK chains:");
-    for b in m.bones.iter().filter(|b| b.ik.is_some()) {
+    for b in m.bones().iter().filter(|b| b.ik.is_some()) {
         let ik = b.ik.as_ref().expect("filtered");
         let links: Vec<String> = ik
             .links
@@ -177,7 +196,7 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
             .rev()
             .map(|l| {
                 let lim = if l.limit.is_some() { " (limited)" } else { "" };
-                format!("{}{lim}", m.bones[l.bone].name)
+                format!("{}{lim}", m.bones()[l.bone].name)
             })
             .collect();
         let _ = writeln!(
@@ -185,15 +204,15 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
             "  {}: {} → {} , {} iterations, step {:.3} rad",
             b.name,
             links.join(" → "),
-            m.bones[ik.effector].name,
+            m.bones()[ik.effector].name,
             ik.iterations,
             ik.limit_angle
         );
     }
-    if !m.rigid_bodies.is_empty() {
+    if !m.rigid_bodies().is_empty() {
         let _ = writeln!(out, "rigid bodies:");
-        for r in &m.rigid_bodies {
-            let bone = r.bone.map_or("-".to_owned(), |b| m.bones[b].name.clone());
+        for r in m.rigid_bodies() {
+            let bone = r.bone.map_or("-".to_owned(), |b| m.bones()[b].name.clone());
             let _ = writeln!(
                 out,
                 "  {} on {bone}: {:?} {:?} size {} mass {} group {}",
@@ -201,11 +220,11 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
             );
         }
         let _ = writeln!(out, "joints:");
-        for j in &m.joints {
+        for j in m.joints() {
             let _ = writeln!(out, "  {}: bodies {} ↔ {}", j.name, j.body_a, j.body_b);
         }
     }
-    let mut warnings = m.warnings.clone();
+    let mut warnings = m.warnings().to_vec();
     match m.to_sinew_model(MmdReaderOptions::default()) {
         Ok((_, report)) => warnings.extend(report.notes),
         Err(e) => warnings.push(format!("generic definitions rejected: {e}")),

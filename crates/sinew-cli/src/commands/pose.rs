@@ -211,7 +211,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     limits.frames(per_mode * args.modes.len() as u64, "--frames")?;
     limits.memory(
         JSON_BYTES_PER_BONE
-            * model.bones.len() as u64
+            * model.bones().len() as u64
             * args.frames.len() as u64
             * args.modes.len() as u64,
         "--json",
@@ -219,7 +219,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     let mut output = Output::create(&args.json)?;
     let mut out = std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
     let bones: Vec<Value> = model
-        .bones
+        .bones()
         .iter()
         .enumerate()
         .map(|(i, b)| {
@@ -233,7 +233,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
         "fps": 30,
-        "format": match model.format { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
+        "format": match model.format() { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
         "coordinate_note": "MMD left-handed model space: world_* equal world_*_mmd",
         "bones": bones,
     });
@@ -251,7 +251,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
      -> Result<(), CliError> {
         let label = format!("frame {frame}");
         let mut bones = Vec::with_capacity(world.len());
-        for (b, w) in model.bones.iter().zip(world) {
+        for (b, w) in model.bones().iter().zip(world) {
             let (t, q, s) = trs(w, &args.model, &label, &b.name)?;
             bones.push(json!({"name": b.name, "world_t": t, "world_q": q, "world_s": s, "world_t_mmd": t, "world_q_mmd": q}));
         }
@@ -272,7 +272,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             // Simulated from frame 0; the requested frames' matrices are kept (within the
             // memory bound checked above) and written in the order asked.
             let mut physics = MmdPhysics::new(&model, &args.model)?;
-            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton.len()];
+            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton().len()];
             let mut kept = std::collections::HashMap::with_capacity(sorted.len());
             let mut want = sorted.iter().peekable();
             for frame in 0..=sorted.last().copied().unwrap_or(0) {
@@ -311,7 +311,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     println!(
         "wrote {} ({} bones, {} modes × {} frames)",
         args.json.display(),
-        model.bones.len(),
+        model.bones().len(),
         args.modes.len(),
         args.frames.len()
     );
