@@ -56,47 +56,59 @@ const NAMES: [&str; 12] = [
     "ネクタイ",
 ];
 
-thread_local! {
-    /// Out of 256: how often a float is wild (zero, tiny, huge, infinite or NaN). Drawn once per
-    /// model, so most models stay loadable and some are wild throughout.
-    static WILD: std::cell::Cell<u8> = const { std::cell::Cell::new(8) };
+/// The source of every choice: fuzz bytes, and how wild this model's floats are.
+struct Draw<'a, 'b> {
+    u: &'a mut Unstructured<'b>,
+    /// Out of 256: how often a float is wild (zero, −1, tiny, huge, infinite or NaN). Drawn once
+    /// per model, so most models stay loadable and some are wild throughout.
+    wild: u8,
 }
 
-/// A float: mostly ordinary, sometimes (per the model's wildness) zero, tiny, huge, infinite
-/// or NaN.
-fn float(u: &mut Unstructured, scale: f32) -> Result<f32> {
-    if u.int_in_range(0u8..=255)? < WILD.with(std::cell::Cell::get) {
-        return Ok(*u.choose(&[0.0, -1.0, f32::NAN, f32::INFINITY, -1e30, 1e-30, f32::MAX])?);
+impl Draw<'_, '_> {
+    /// A float: mostly ordinary within ±`scale`, sometimes (per the model's wildness) a value
+    /// that breaks naive arithmetic.
+    fn float(&mut self, scale: f32) -> Result<f32> {
+        if self.u.int_in_range(0u8..=255)? < self.wild {
+            return Ok(*self.u.choose(&[
+                0.0,
+                -1.0,
+                f32::NAN,
+                f32::INFINITY,
+                -1e30,
+                1e-30,
+                f32::MAX,
+            ])?);
+        }
+        Ok((f32::from(self.u.int_in_range(0u16..=2000)?) / 1000.0 - 1.0) * scale)
     }
-    Ok((f32::from(u.int_in_range(0u16..=2000)?) / 1000.0 - 1.0) * scale)
+
+    fn vec3(&mut self, scale: f32) -> Result<Vec3> {
+        Ok(Vec3::new(
+            self.float(scale)?,
+            self.float(scale)?,
+            self.float(scale)?,
+        ))
+    }
+
+    /// An index into `n` items: mostly in range, sometimes −1, out of range or far out.
+    fn index(&mut self, n: usize) -> Result<i32> {
+        Ok(match self.u.int_in_range(0u8..=15)? {
+            0 => -1,
+            1 => n as i32,
+            2 => i32::MAX,
+            3 => -7,
+            _ => self.u.int_in_range(0..=n.saturating_sub(1))? as i32,
+        })
+    }
 }
 
-fn vec3(u: &mut Unstructured, scale: f32) -> Result<Vec3> {
-    Ok(Vec3::new(
-        float(u, scale)?,
-        float(u, scale)?,
-        float(u, scale)?,
-    ))
-}
-
-/// A bone index: mostly in range, sometimes −1, out of range or far out.
-fn bone_index(u: &mut Unstructured, n: usize) -> Result<i32> {
-    Ok(match u.int_in_range(0u8..=15)? {
-        0 => -1,
-        1 => n as i32,
-        2 => i32::MAX,
-        3 => -7,
-        _ => u.int_in_range(0..=n.saturating_sub(1))? as i32,
-    })
-}
-
-fn bone(u: &mut Unstructured, i: usize, n: usize, limits: &GenLimits) -> Result<PmxBone> {
+fn bone(d: &mut Draw, i: usize, n: usize, limits: &GenLimits) -> Result<PmxBone> {
     // Mostly a tree (parent before child), sometimes a forward, self or random parent.
-    let parent = match u.int_in_range(0u8..=9)? {
-        0 => bone_index(u, n)?,
+    let parent = match d.u.int_in_range(0u8..=9)? {
+        0 => d.index(n)?,
         1 => i as i32,
         _ if i == 0 => -1,
-        _ => u.int_in_range(0..=i - 1)? as i32,
+        _ => d.u.int_in_range(0..=i - 1)? as i32,
     };
     let mut flags = PmxBoneFlags(PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE);
     for bit in [
@@ -108,52 +120,52 @@ fn bone(u: &mut Unstructured, i: usize, n: usize, limits: &GenLimits) -> Result<
         PmxBoneFlags::FIXED_AXIS,
         PmxBoneFlags::AFTER_PHYSICS,
     ] {
-        flags = flags.with(bit, u.ratio(1u8, 5)?);
+        flags = flags.with(bit, d.u.ratio(1u8, 5)?);
     }
     let append = if flags.append_rotate() || flags.append_translate() {
         Some(PmxAppend {
-            parent: bone_index(u, n)?,
-            ratio: float(u, 2.0)?,
+            parent: d.index(n)?,
+            ratio: d.float(2.0)?,
         })
     } else {
         None
     };
     let fixed_axis = if flags.fixed_axis() {
-        Some(vec3(u, 1.0)?)
+        Some(d.vec3(1.0)?)
     } else {
         None
     };
     let ik = if flags.ik() {
-        let count = u.int_in_range(0..=limits.links)?;
+        let count = d.u.int_in_range(0..=limits.links)?;
         let mut links = Vec::with_capacity(count);
         for _ in 0..count {
-            let limit = if u.arbitrary()? {
-                Some((vec3(u, 3.2)?, vec3(u, 3.2)?))
+            let limit = if d.u.arbitrary()? {
+                Some((d.vec3(3.2)?, d.vec3(3.2)?))
             } else {
                 None
             };
             links.push(PmxIkLink {
-                bone: bone_index(u, n)?,
+                bone: d.index(n)?,
                 limit,
             });
         }
         Some(PmxIk {
-            effector: bone_index(u, n)?,
-            loop_count: u.int_in_range(-5..=400)?,
-            limit_angle: float(u, 2.0)?,
+            effector: d.index(n)?,
+            loop_count: d.u.int_in_range(-5..=400)?,
+            limit_angle: d.float(2.0)?,
             links,
         })
     } else {
         None
     };
     Ok(PmxBone {
-        name: (*u.choose(&NAMES)?).to_owned(),
+        name: (*d.u.choose(&NAMES)?).to_owned(),
         name_en: String::new(),
-        position: vec3(u, 20.0)?,
+        position: d.vec3(20.0)?,
         parent,
-        layer: u.int_in_range(-2..=3)?,
+        layer: d.u.int_in_range(-2..=3)?,
         flags,
-        tail: PmxBoneTail::Offset(vec3(u, 2.0)?),
+        tail: PmxBoneTail::Offset(d.vec3(2.0)?),
         append,
         fixed_axis,
         local_axes: None,
@@ -162,24 +174,26 @@ fn bone(u: &mut Unstructured, i: usize, n: usize, limits: &GenLimits) -> Result<
     })
 }
 
-fn body(u: &mut Unstructured, n: usize, stacked: bool) -> Result<PmxRigidBody> {
+fn body(d: &mut Draw, n: usize, stacked: bool) -> Result<PmxRigidBody> {
     Ok(PmxRigidBody {
-        name: format!("body{}", u.int_in_range(0u8..=9)?),
+        name: format!("body{}", d.u.int_in_range(0u8..=9)?),
         name_en: String::new(),
-        bone: bone_index(u, n)?,
-        group: u.int_in_range(0u8..=15)?,
-        no_collision_mask: u.arbitrary()?,
-        shape: *u.choose(&[RigidShape::Sphere, RigidShape::Box, RigidShape::Capsule])?,
-        size: vec3(u, 3.0)?.abs(),
+        bone: d.index(n)?,
+        group: d.u.int_in_range(0u8..=15)?,
+        no_collision_mask: d.u.arbitrary()?,
+        shape: *d
+            .u
+            .choose(&[RigidShape::Sphere, RigidShape::Box, RigidShape::Capsule])?,
+        size: d.vec3(3.0)?.abs(),
         // Stacked bodies all start in one place (every pair overlaps).
-        position: if stacked { Vec3::ZERO } else { vec3(u, 20.0)? },
-        rotation: vec3(u, 3.2)?,
-        mass: float(u, 5.0)?.abs(),
-        linear_damping: float(u, 1.0)?.abs(),
-        angular_damping: float(u, 1.0)?.abs(),
-        restitution: float(u, 1.0)?.abs(),
-        friction: float(u, 1.0)?.abs(),
-        mode: *u.choose(&[
+        position: if stacked { Vec3::ZERO } else { d.vec3(20.0)? },
+        rotation: d.vec3(3.2)?,
+        mass: d.float(5.0)?.abs(),
+        linear_damping: d.float(1.0)?.abs(),
+        angular_damping: d.float(1.0)?.abs(),
+        restitution: d.float(1.0)?.abs(),
+        friction: d.float(1.0)?.abs(),
+        mode: *d.u.choose(&[
             PhysicsMode::FollowBone,
             PhysicsMode::Dynamic,
             PhysicsMode::DynamicWithBonePosition,
@@ -187,28 +201,28 @@ fn body(u: &mut Unstructured, n: usize, stacked: bool) -> Result<PmxRigidBody> {
     })
 }
 
-fn joint(u: &mut Unstructured, bodies: usize) -> Result<PmxJoint> {
-    let body_index = |u: &mut Unstructured| -> Result<i32> {
-        Ok(if u.ratio(1u8, 8)? {
-            bone_index(u, bodies)?
+fn joint(d: &mut Draw, bodies: usize) -> Result<PmxJoint> {
+    let body_index = |d: &mut Draw| -> Result<i32> {
+        Ok(if d.u.ratio(1u8, 8)? {
+            d.index(bodies)?
         } else {
-            u.int_in_range(0..=bodies.saturating_sub(1))? as i32
+            d.u.int_in_range(0..=bodies.saturating_sub(1))? as i32
         })
     };
     Ok(PmxJoint {
         name: "joint".to_owned(),
         name_en: String::new(),
         kind: PmxJointKind::Spring6Dof,
-        body_a: body_index(u)?,
-        body_b: body_index(u)?,
-        position: vec3(u, 20.0)?,
-        rotation: vec3(u, 3.2)?,
-        linear_lower: vec3(u, 2.0)?,
-        linear_upper: vec3(u, 2.0)?,
-        angular_lower: vec3(u, 3.2)?,
-        angular_upper: vec3(u, 3.2)?,
-        spring_linear: vec3(u, 100.0)?,
-        spring_angular: vec3(u, 100.0)?,
+        body_a: body_index(d)?,
+        body_b: body_index(d)?,
+        position: d.vec3(20.0)?,
+        rotation: d.vec3(3.2)?,
+        linear_lower: d.vec3(2.0)?,
+        linear_upper: d.vec3(2.0)?,
+        angular_lower: d.vec3(3.2)?,
+        angular_upper: d.vec3(3.2)?,
+        spring_linear: d.vec3(100.0)?,
+        spring_angular: d.vec3(100.0)?,
     })
 }
 
@@ -220,26 +234,26 @@ fn joint(u: &mut Unstructured, bodies: usize) -> Result<PmxJoint> {
 /// zeros).
 pub fn pmx(u: &mut Unstructured, limits: &GenLimits) -> Result<Pmx> {
     let wild = *u.choose(&[0u8, 0, 1, 2, 8, 64])?;
-    WILD.with(|w| w.set(wild));
-    let n = u.int_in_range(1..=limits.bones.max(1))?;
+    let d = &mut Draw { u, wild };
+    let n = d.u.int_in_range(1..=limits.bones.max(1))?;
     let mut bones = Vec::with_capacity(n);
     for i in 0..n {
-        bones.push(bone(u, i, n, limits)?);
+        bones.push(bone(d, i, n, limits)?);
     }
-    let body_count = u.int_in_range(0..=limits.bodies)?;
-    let stacked = u.ratio(1u8, 6)?;
+    let body_count = d.u.int_in_range(0..=limits.bodies)?;
+    let stacked = d.u.ratio(1u8, 6)?;
     let mut rigid_bodies = Vec::with_capacity(body_count);
     for _ in 0..body_count {
-        rigid_bodies.push(body(u, n, stacked)?);
+        rigid_bodies.push(body(d, n, stacked)?);
     }
     let joint_count = if body_count == 0 {
         0
     } else {
-        u.int_in_range(0..=limits.joints)?
+        d.u.int_in_range(0..=limits.joints)?
     };
     let mut joints = Vec::with_capacity(joint_count);
     for _ in 0..joint_count {
-        joints.push(joint(u, body_count)?);
+        joints.push(joint(d, body_count)?);
     }
     // One triangle weighted to the first bones, so skinning-minded readers see a mesh.
     let vertices = (0..3)

@@ -228,3 +228,21 @@ fn mutated_assets_never_crash() {
     );
     assert!(files.len() >= 20, "{} files", files.len());
 }
+
+#[test]
+fn huge_and_tiny_bodies() {
+    // Found by `generated_pmx_never_crashes`: a box 1e30 long touching another made parry's
+    // EPA panic (`barycentric_coordinates().unwrap()`) inside the first step.
+    let mut m = gen::stacked_bodies(2);
+    m.rigid_bodies[1].size.z = 1e30;
+    let e = path::mmd(&m.to_bytes(), None, PathOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("out of range"), "{e}");
+    // A body far away is refused the same way; a tiny one is raised to the smallest size.
+    let mut m = gen::stacked_bodies(2);
+    m.rigid_bodies[1].position.x = 1e7;
+    assert!(path::mmd(&m.to_bytes(), None, PathOptions::default()).is_err());
+    let mut m = gen::stacked_bodies(2);
+    m.rigid_bodies[1].size = glam::Vec3::splat(1e-30);
+    let r = path::mmd(&m.to_bytes(), None, PathOptions::default()).unwrap();
+    assert_eq!(r.physics_steps, 3);
+}

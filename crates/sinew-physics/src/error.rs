@@ -91,6 +91,19 @@ pub enum PhysicsError {
         /// The limit.
         limit: usize,
     },
+    /// A body's size or bind position is outside what collision detection handles
+    /// ([`crate::MAX_BODY_EXTENT`], [`crate::MAX_BODY_POSITION`]).
+    #[error("rigid body {index} (\"{name}\"): size {size} or position {position} is out of range")]
+    BodyOutOfRange {
+        /// Index of the body in the table.
+        index: usize,
+        /// The body's display name.
+        name: String,
+        /// Its size after scaling, simulation units.
+        size: Vec3,
+        /// Its bind position, simulation units.
+        position: Vec3,
+    },
     /// The table has more joints than a ragdoll simulates ([`crate::MAX_JOINTS`]).
     #[error("{count} joints; at most {limit} are simulated")]
     TooManyJoints {

@@ -79,6 +79,16 @@ pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
 /// [`MAX_CONTACT_PAIRS`] it bounds the time one step can take.
 pub const MAX_BODIES: usize = 2048;
 
+/// Largest half-extent or radius of a body, in simulation units (after the unit scale): past
+/// it, collision detection loses its precision (a 1e30 box made parry's EPA panic).
+pub const MAX_BODY_EXTENT: f32 = 1e4;
+
+/// Smallest half-extent or radius simulated: positive sizes below it are raised to it.
+pub const MIN_BODY_EXTENT: f32 = 1e-4;
+
+/// Farthest a body's bind position may lie from the origin, in simulation units.
+pub const MAX_BODY_POSITION: f32 = 1e6;
+
 /// Most joints one ragdoll simulates (each step and projection pass visits every joint).
 pub const MAX_JOINTS: usize = 4 * MAX_BODIES;
 

@@ -293,6 +293,25 @@ impl Ragdoll {
                     size,
                 });
             }
+            // Collision detection breaks down (and parry's EPA panics) on shapes spanning
+            // many orders of magnitude: huge extents and far positions are refused, tiny
+            // positive extents raised to the smallest simulated one.
+            if size.max_element() > crate::MAX_BODY_EXTENT
+                || (d.position * s).abs().max_element() > crate::MAX_BODY_POSITION
+            {
+                return Err(PhysicsError::BodyOutOfRange {
+                    index,
+                    name: d.name.clone(),
+                    size,
+                    position: d.position * s,
+                });
+            }
+            let size = match d.shape {
+                Shape::Box => size.max(Vec3::splat(crate::MIN_BODY_EXTENT)),
+                Shape::Sphere | Shape::Capsule => {
+                    Vec3::new(size.x.max(crate::MIN_BODY_EXTENT), size.y, size.z)
+                }
+            };
             let rt = bodies.len();
             let driven = mode == BodyMode::Kinematic || d.mass <= 0.0;
             let bind_model =
