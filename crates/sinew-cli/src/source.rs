@@ -320,7 +320,7 @@ impl Animator {
         }
         let model = load_gltf(&spec.model)?;
         let clip = spec.clip.unwrap_or(0);
-        let rest_only = model.clips.is_empty() && spec.clip.is_none();
+        let rest_only = model.clips().is_empty() && spec.clip.is_none();
         let sampler = if rest_only {
             // No animation: the rest pose, as one frame (an empty clip of duration 0).
             let rest = sinew::anim::Clip::builder("rest pose")
@@ -331,14 +331,14 @@ impl Animator {
             JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?
         };
         let physics = if spec.physics {
-            if model.model.dynamics().physics().bodies().is_empty() {
+            if model.model().dynamics().physics().bodies().is_empty() {
                 return Err(bad_input(
                     &spec.model,
                     "--physics: the model has no physics table (glTF files carry none)",
                 ));
             }
             Some(Box::new(MmdPhysics::from_model(
-                &model.model,
+                model.model(),
                 &spec.model,
                 Vec3::new(0.0, -9.8, 0.0),
                 2.0,

@@ -288,7 +288,7 @@ fn zero_scaled_gltf_joint_poses_and_bakes() {
         .assert()
         .success();
     let baked = sinew_gltf::GltfModel::from_slice(&std::fs::read(&glb).unwrap()).unwrap();
-    assert_eq!(baked.clips.len(), 1);
+    assert_eq!(baked.clips().len(), 1);
 }
 
 #[cfg(unix)]

@@ -620,7 +620,7 @@ fn bake_mmd_reimports_as_the_runtime_pose_in_metres() {
         .assert()
         .success();
     let glb = sinew_gltf::GltfModel::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(glb.clips.len(), 1);
+    assert_eq!(glb.clips().len(), 1);
     let mut sampler = sinew_gltf::JointSampler::new(&glb, 0).unwrap();
     // The MMD runtime, converted to glTF metres.
     let mmd = Arc::new(sinew_mmd::MmdModel::from_bytes(&std::fs::read(&miku).unwrap()).unwrap());
@@ -636,7 +636,7 @@ fn bake_mmd_reimports_as_the_runtime_pose_in_metres() {
         inst.evaluate(sinew_mmd::EvalOptions::default());
         let world = sampler.sample(frame as f32 / 30.0).to_vec();
         for (i, w) in inst.world().iter().enumerate() {
-            let bone = glb.node_to_bone[i].expect("every node is a joint");
+            let bone = glb.node_to_bone()[i].expect("every node is a joint");
             let (_, r, t) = w.to_scale_rotation_translation();
             let want_t = Vec3::new(t.x, t.y, -t.z) * 0.08;
             let want_r = Quat::from_xyzw(-r.x, -r.y, r.z, r.w);
@@ -673,10 +673,10 @@ fn bake_gltf_appends_a_clip_and_rejects_physics() {
         .success();
     let original = sinew_gltf::GltfModel::load(&cesium).unwrap();
     let baked = sinew_gltf::GltfModel::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(baked.clips.len(), original.clips.len() + 1);
+    assert_eq!(baked.clips().len(), original.clips().len() + 1);
     // The baked clip reproduces the original at its keys.
     let mut a = sinew_gltf::JointSampler::new(&original, 0).unwrap();
-    let mut b = sinew_gltf::JointSampler::new(&baked, original.clips.len()).unwrap();
+    let mut b = sinew_gltf::JointSampler::new(&baked, original.clips().len()).unwrap();
     let size = original.model_size();
     let mut worst = 0.0f32;
     for k in 0..20 {

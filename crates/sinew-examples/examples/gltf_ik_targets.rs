@@ -14,11 +14,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     };
     let gltf = GltfModel::load(path)?;
-    let mut model = gltf.model.clone();
+    let mut model = gltf.model().clone();
     println!(
         "CesiumMan: {} bones, {} clip(s), size {:.2}",
         model.skeleton().len(),
-        gltf.clips.len(),
+        gltf.clips().len(),
         gltf.model_size()
     );
 
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     builder.attach(&mut model)?;
 
     // Animate: sample the walk at 0.5 s into the instance's input pose.
-    let clip = &gltf.clips[0];
+    let clip = &gltf.clips()[0];
     let binding = ClipBinding::new(clip, model.skeleton());
     let mut cache = SampleCache::for_binding(&binding);
     let mut instance = SkeletonInstance::new(&model);

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use gltf::accessor::{DataType, Dimensions};
 use sinew::anim::Clip;
+use sinew::dynamics::SkeletonDynamicsBuilder;
 use sinew::{BoneId, Model, Parent, Skeleton, SkeletonBuilder, Transform};
 
 use crate::anim::{read_clips, JointSampler, JointWorld};
@@ -74,23 +75,72 @@ pub struct GltfModel {
     json: serde_json::Value,
     buffers: Vec<Vec<u8>>,
     options: LoadOptions,
-    /// The skeleton (and dynamics, empty until a reader attaches some).
-    pub model: Model,
-    /// Every skin of the document, in document order.
-    pub skins: Vec<GltfSkin>,
-    /// Every animation of the document as a looping clip, in document order.
-    pub clips: Vec<Arc<Clip>>,
-    /// For each node, its bone (`None` for nodes that are not bones).
-    pub node_to_bone: Vec<Option<BoneId>>,
-    /// For each bone (indexed by [`BoneId::index`]), its node.
-    pub bone_to_node: Vec<usize>,
-    /// A unique name for every node, indexed by node (bones use theirs as bone names).
-    pub node_names: Vec<String>,
-    /// Non-fatal problems found while loading.
-    pub warnings: Vec<GltfWarning>,
+    pub(crate) model: Model,
+    pub(crate) skins: Vec<GltfSkin>,
+    pub(crate) clips: Vec<Arc<Clip>>,
+    pub(crate) node_to_bone: Vec<Option<BoneId>>,
+    pub(crate) bone_to_node: Vec<usize>,
+    pub(crate) node_names: Vec<String>,
+    pub(crate) warnings: Vec<GltfWarning>,
+    /// [`Self::model_size`], measured at load (the bind check divides by it for every joint).
+    size: f32,
 }
 
 impl GltfModel {
+    /// The skeleton (and dynamics, empty until a reader attaches some).
+    #[must_use]
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Attaches the dynamics `builder` holds to this model (the builder must be over this
+    /// model's skeleton); the skeleton the skins were bound to stays.
+    ///
+    /// # Errors
+    /// As [`SkeletonDynamicsBuilder::attach`].
+    pub fn attach_dynamics(
+        &mut self,
+        builder: &SkeletonDynamicsBuilder,
+    ) -> Result<Arc<sinew::dynamics::SkeletonDynamics>, sinew::dynamics::DynamicsError> {
+        builder.attach(&mut self.model)
+    }
+
+    /// Every skin of the document, in document order.
+    #[must_use]
+    pub fn skins(&self) -> &[GltfSkin] {
+        &self.skins
+    }
+
+    /// Every animation of the document as a looping clip, in document order.
+    #[must_use]
+    pub fn clips(&self) -> &[Arc<Clip>] {
+        &self.clips
+    }
+
+    /// For each node, its bone (`None` for nodes that are not bones).
+    #[must_use]
+    pub fn node_to_bone(&self) -> &[Option<BoneId>] {
+        &self.node_to_bone
+    }
+
+    /// For each bone (indexed by [`BoneId::index`]), its node.
+    #[must_use]
+    pub fn bone_to_node(&self) -> &[usize] {
+        &self.bone_to_node
+    }
+
+    /// A unique name for every node, indexed by node (bones use theirs as bone names).
+    #[must_use]
+    pub fn node_names(&self) -> &[String] {
+        &self.node_names
+    }
+
+    /// Non-fatal problems found while loading.
+    #[must_use]
+    pub fn warnings(&self) -> &[GltfWarning] {
+        &self.warnings
+    }
+
     /// Loads a `.gltf` (buffers as `data:` URIs or files next to it) or a `.glb`.
     ///
     /// # Errors
@@ -328,7 +378,9 @@ impl GltfModel {
             bone_to_node,
             node_names,
             warnings: Vec::new(),
+            size: 1.0,
         };
+        model.size = model.measure_size();
         // Bind check against the rest pose.
         let rest_world = model.model.skeleton().rest_world().to_vec();
         for skin in 0..model.skins.len() {
@@ -399,6 +451,11 @@ impl GltfModel {
     /// that is zero): the length scale tolerances are relative to.
     #[must_use]
     pub fn model_size(&self) -> f32 {
+        self.size
+    }
+
+    /// The diagonal of the rest joints' bounding box (1 when degenerate), measured once at load.
+    fn measure_size(&self) -> f32 {
         let rw = self.skeleton().rest_world();
         let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
         for (_, b) in self.joint_bones() {

@@ -30,7 +30,7 @@ fn compare(path: &Path, dump: &serde_json::Value, options: LoadOptions) -> (Gltf
         sampler.clip().duration()
     );
     assert_eq!(
-        model.clips.len(),
+        model.clips().len(),
         dump["clips"].as_array().unwrap().len(),
         "clip count"
     );
@@ -48,7 +48,7 @@ fn compare(path: &Path, dump: &serde_json::Value, options: LoadOptions) -> (Gltf
         assert_eq!(joints.len(), model.joint_bones().len(), "joint count");
         for j in joints {
             let node = j["node"].as_u64().unwrap() as usize;
-            let bone = model.node_to_bone[node].expect("joint is a bone");
+            let bone = model.node_to_bone()[node].expect("joint is a bone");
             let f = |k: &str| -> Vec<f32> {
                 j[k].as_array()
                     .unwrap()
@@ -107,7 +107,7 @@ fn joint_worlds_match_threejs() {
             w.angle,
             w.at_angle
         );
-        let sloppy = model.warnings.iter().any(
+        let sloppy = model.warnings().iter().any(
             |x| matches!(x, GltfWarning::NonUnitRotation { animation, .. } if *animation == clip),
         );
         assert!(

@@ -12,9 +12,9 @@ fn candidates_in_node_order_require_a_profile() {
     let cands = GltfSkeletonDynamicsReader::candidates(&model);
     // Joints with a child bone: nodes 1, 2, 3 (node 4 is a leaf, node 0 is not a joint).
     assert_eq!(cands.iter().map(|c| c.node).collect::<Vec<_>>(), [1, 2, 3]);
-    let mut b = SkeletonDynamicsBuilder::from_model(&model.model);
+    let mut b = SkeletonDynamicsBuilder::from_model(model.model());
     b.read(&model, &GltfSkeletonDynamicsReader).unwrap();
-    let dynamics = b.attach(&mut model.model).unwrap();
+    let dynamics = model.attach_dynamics(&b).unwrap();
     let table = dynamics.physics();
     assert!(table.profile_required());
     assert!(table.affine_writeback());
@@ -43,7 +43,7 @@ fn candidates_in_node_order_require_a_profile() {
     assert!(!enabled.profile_required());
     assert_eq!(enabled.bodies().len(), 2);
     assert_eq!(enabled.bodies()[0].mode(), BodyMode::Dynamic);
-    assert_eq!(enabled.bodies()[0].bone(), model.node_to_bone[3]);
+    assert_eq!(enabled.bodies()[0].bone(), model.node_to_bone()[3]);
     let d = enabled.bodies()[1].desc();
     assert!((d.size.x - 0.1).abs() < 1e-6 && (d.size.y - 0.8).abs() < 1e-6);
     assert_eq!(enabled.profile_radius_scale(), 0.5);
@@ -78,7 +78,7 @@ fn candidates_in_node_order_require_a_profile() {
 fn every_asset_reads_candidates() {
     for path in common::gltf_files() {
         let model = GltfModel::load(&path).unwrap();
-        let mut b = SkeletonDynamicsBuilder::from_model(&model.model);
+        let mut b = SkeletonDynamicsBuilder::from_model(model.model());
         b.read(&model, &GltfSkeletonDynamicsReader).unwrap();
         let d = b.build().unwrap();
         let n = d.physics().bodies().len();

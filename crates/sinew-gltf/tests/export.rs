@@ -13,7 +13,7 @@ const FPS: f32 = 30.0;
 /// Frames that move every bone away from rest (so the bake is visible) and, when the model
 /// has clips, start from clip 0.
 fn frames(model: &GltfModel, count: usize) -> Vec<Vec<Transform>> {
-    let mut sampler = (!model.clips.is_empty()).then(|| JointSampler::new(model, 0).unwrap());
+    let mut sampler = (!model.clips().is_empty()).then(|| JointSampler::new(model, 0).unwrap());
     (0..count)
         .map(|k| {
             let t = k as f32 / FPS;
@@ -38,10 +38,10 @@ fn frames(model: &GltfModel, count: usize) -> Vec<Vec<Transform>> {
 fn assert_round_trip(name: &str, model: &GltfModel, frames: &[Vec<Transform>], bytes: &[u8]) {
     let back = GltfModel::from_slice(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(back.skeleton().names(), model.skeleton().names(), "{name}");
-    assert_eq!(back.clips.len(), model.clips.len() + 1, "{name}");
-    let baked = back.clips.last().unwrap();
+    assert_eq!(back.clips().len(), model.clips().len() + 1, "{name}");
+    let baked = back.clips().last().unwrap();
     assert_eq!(baked.name(), BAKED_ANIMATION_NAME);
-    let mut sampler = JointSampler::new(&back, back.clips.len() - 1).unwrap();
+    let mut sampler = JointSampler::new(&back, back.clips().len() - 1).unwrap();
     let mut worst = 0.0f32;
     // The last frame's time is the duration, which wraps to 0 when looping: check the others
     // by sampling, the last through the stored keys.
@@ -74,7 +74,7 @@ fn assert_round_trip(name: &str, model: &GltfModel, frames: &[Vec<Transform>], b
     );
     assert!(worst <= 1e-4, "{name}: {worst}");
     // The original clips survive the buffer merge unchanged.
-    if !model.clips.is_empty() {
+    if !model.clips().is_empty() {
         let a = model.joint_worlds(0, 0.4).unwrap();
         let b = back.joint_worlds(0, 0.4).unwrap();
         for (x, y) in a.iter().zip(&b) {

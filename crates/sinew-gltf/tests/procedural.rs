@@ -16,40 +16,42 @@ fn bones_are_joints_and_ancestors_with_unique_names() {
     let m = model();
     let s = m.skeleton();
     assert_eq!(s.len(), 5, "nodes 0..=4 are bones, node 5 is not");
-    assert_eq!(m.node_to_bone[5], None);
-    let names: Vec<&str> = (0..5).map(|n| s.name(m.node_to_bone[n].unwrap())).collect();
+    assert_eq!(m.node_to_bone()[5], None);
+    let names: Vec<&str> = (0..5)
+        .map(|n| s.name(m.node_to_bone()[n].unwrap()))
+        .collect();
     assert_eq!(names, ["root", "hip", "spine", "spine#3", "node_4"]);
     for n in 0..5 {
-        let b = m.node_to_bone[n].unwrap();
-        assert_eq!(m.bone_to_node[b.index()], n);
+        let b = m.node_to_bone()[n].unwrap();
+        assert_eq!(m.bone_to_node()[b.index()], n);
         assert_eq!(s.source_index(b), n, "node order is source order");
     }
-    assert_eq!(m.node_names[5], "mesh");
+    assert_eq!(m.node_names()[5], "mesh");
     // Two skins sharing node 3.
-    assert_eq!(m.skins.len(), 2);
-    assert_eq!(m.skins[0].joints, [1, 2, 3]);
-    assert_eq!(m.skins[1].joints, [3, 4]);
-    assert_eq!(m.skins[0].bones[2], m.skins[1].bones[0]);
+    assert_eq!(m.skins().len(), 2);
+    assert_eq!(m.skins()[0].joints, [1, 2, 3]);
+    assert_eq!(m.skins()[1].joints, [3, 4]);
+    assert_eq!(m.skins()[0].bones[2], m.skins()[1].bones[0]);
     assert_eq!(m.joint_bones().len(), 4);
     // Rest world relative to the scene root includes the non-joint ancestor.
     let rw = s.rest_world();
-    let y = |n: usize| rw[m.node_to_bone[n].unwrap().index()].translation.y;
+    let y = |n: usize| rw[m.node_to_bone()[n].unwrap().index()].translation.y;
     assert_eq!([y(0), y(1), y(2), y(3), y(4)], [1.0, 1.0, 2.0, 3.0, 3.5]);
     // Skeleton inverse bind for the shared joint comes from the first skin.
-    let ib = s.inverse_bind()[m.node_to_bone[3].unwrap().index()];
+    let ib = s.inverse_bind()[m.node_to_bone()[3].unwrap().index()];
     assert!((ib.translation.y + 3.0).abs() < 1e-6);
 }
 
 #[test]
 fn warnings_name_the_sloppy_parts() {
     let m = model();
-    for w in &m.warnings {
+    for w in m.warnings() {
         println!("{w}");
     }
     // Skin 1 has no inverse bind matrices: identity. Its root joint (node 3) sets the bind
     // space (a translation by 3), in which node 4 is off by 0.5.
     let ibm: Vec<usize> = m
-        .warnings
+        .warnings()
         .iter()
         .filter_map(|w| match w {
             GltfWarning::InverseBindMismatch { skin: 1, node, .. } => Some(*node),
@@ -57,13 +59,13 @@ fn warnings_name_the_sloppy_parts() {
         })
         .collect();
     assert_eq!(ibm, [4]);
-    assert!((m.skins[1].bind_space.translation.y - 3.0).abs() < 1e-6);
-    assert_eq!(m.skins[0].bind_space, glam::Affine3A::IDENTITY);
+    assert!((m.skins()[1].bind_space.translation.y - 3.0).abs() < 1e-6);
+    assert_eq!(m.skins()[0].bind_space, glam::Affine3A::IDENTITY);
     assert!(!m
-        .warnings
+        .warnings()
         .iter()
         .any(|w| matches!(w, GltfWarning::InverseBindMismatch { skin: 0, .. })));
-    assert!(m.warnings.contains(&GltfWarning::IgnoredChannel {
+    assert!(m.warnings().contains(&GltfWarning::IgnoredChannel {
         animation: 0,
         channel: 3,
         node: 5,
@@ -74,7 +76,7 @@ fn warnings_name_the_sloppy_parts() {
 #[test]
 fn step_cubic_linear_and_weights_sample_like_gltf() {
     let m = model();
-    let clip = &m.clips[0];
+    let clip = &m.clips()[0];
     assert_eq!(clip.name(), "proc");
     assert_eq!(clip.duration(), 3.0);
     let tracks = clip.bone_tracks();
@@ -84,7 +86,7 @@ fn step_cubic_linear_and_weights_sample_like_gltf() {
         Interpolation::CubicSpline
     );
     let mut sampler = JointSampler::new(&m, 0).unwrap();
-    let bone = |n: usize| m.node_to_bone[n].unwrap().index();
+    let bone = |n: usize| m.node_to_bone()[n].unwrap().index();
     // STEP: holds key 1 over [1, 2).
     sampler.sample(1.9);
     let (s, c) = (0.5f32.sin(), 0.5f32.cos());

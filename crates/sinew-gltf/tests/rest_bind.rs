@@ -23,7 +23,7 @@ fn rest_pose_matches_inverse_bind_matrices_or_is_reported() {
         }
         let mut bad = Vec::new();
         let mut worst = 0.0f32;
-        for (si, skin) in model.skins.iter().enumerate() {
+        for (si, skin) in model.skins().iter().enumerate() {
             for j in 0..skin.joints.len() {
                 let e = model.inverse_bind_error(si, j, &world);
                 worst = worst.max(e);
@@ -33,7 +33,7 @@ fn rest_pose_matches_inverse_bind_matrices_or_is_reported() {
             }
         }
         let warned: Vec<(usize, usize)> = model
-            .warnings
+            .warnings()
             .iter()
             .filter_map(|w| match w {
                 GltfWarning::InverseBindMismatch { skin, node, .. } => Some((*skin, *node)),
@@ -45,7 +45,7 @@ fn rest_pose_matches_inverse_bind_matrices_or_is_reported() {
             "{name}: loader warnings disagree with the rest check"
         );
         let identity = model
-            .skins
+            .skins()
             .iter()
             .all(|s| s.bind_space.abs_diff_eq(glam::Affine3A::IDENTITY, 1e-3));
         println!("{name}: bind space is identity for every skin: {identity}");
@@ -56,9 +56,9 @@ fn rest_pose_matches_inverse_bind_matrices_or_is_reported() {
             println!(
                 "{name}: INCONSISTENT — {} of {} skin joints off, worst {worst:.2e}; first {:?}",
                 bad.len(),
-                model.skins.iter().map(|s| s.joints.len()).sum::<usize>(),
+                model.skins().iter().map(|s| s.joints.len()).sum::<usize>(),
                 model
-                    .warnings
+                    .warnings()
                     .iter()
                     .find(|w| matches!(w, GltfWarning::InverseBindMismatch { .. }))
                     .map(ToString::to_string)

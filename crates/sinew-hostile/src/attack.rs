@@ -150,3 +150,28 @@ pub fn gltf_uri_attacks() -> Vec<(String, String)> {
         ),
     ]
 }
+
+/// A `.gltf` whose `n` nodes form one chain, every node a joint of one skin (deep hierarchies
+/// in the glTF path: the bind check once measured the model's size for every joint, quadratic
+/// time — 43 s for 60,000 nodes).
+#[must_use]
+pub fn gltf_deep_chain(n: usize) -> String {
+    let nodes: Vec<String> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                format!(
+                    r#"{{"name":"n{i}","children":[{}],"translation":[0,0.01,0]}}"#,
+                    i + 1
+                )
+            } else {
+                format!(r#"{{"name":"n{i}"}}"#)
+            }
+        })
+        .collect();
+    let joints: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},"nodes":[{}],"skins":[{{"joints":[{}]}}],"scenes":[{{"nodes":[0]}}],"scene":0}}"#,
+        nodes.join(","),
+        joints.join(",")
+    )
+}

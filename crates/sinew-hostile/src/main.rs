@@ -50,6 +50,13 @@ enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Write one chain of N bones (each the parent of the next) as a PMX: deep hierarchies.
+    Chain {
+        /// Bones.
+        bones: usize,
+        /// The PMX to write.
+        out: PathBuf,
+    },
     /// Run `sinew` over every file of a corpus.
     Run {
         /// The corpus folder.
@@ -119,6 +126,10 @@ fn attacks(dir: &Path, assets: &Path) -> std::io::Result<usize> {
             put(&name, &patch)?;
         }
     }
+    put(
+        "attack-gltf-chain-60000.gltf",
+        sinew_hostile::attack::gltf_deep_chain(60_000).as_bytes(),
+    )?;
     for (name, text) in sinew_hostile::attack::gltf_uri_attacks() {
         put(&name, text.as_bytes())?;
     }
@@ -323,6 +334,9 @@ fn main() -> ExitCode {
             sinew,
             timeout,
         } => run(&dir, &sinew, timeout),
+        Cmd::Chain { bones, out } => {
+            std::fs::write(out, gen::chain(bones).to_bytes()).map(|()| true)
+        }
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

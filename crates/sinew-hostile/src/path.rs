@@ -205,7 +205,7 @@ fn gltf_model(
         ..PathReport::default()
     };
     check_finite(model.skeleton().rest_world(), 0)?;
-    for clip in 0..model.clips.len() {
+    for clip in 0..model.clips().len() {
         let mut sampler = sinew_gltf::JointSampler::new(model, clip)?;
         let duration = sampler.clip().duration();
         for frame in 0..options.frames {

@@ -103,6 +103,13 @@ fn deep_chain_evaluates() {
 }
 
 #[test]
+fn deep_gltf_chain_loads_in_linear_time() {
+    let text = attack::gltf_deep_chain(20_000);
+    let report = path::gltf(text.as_bytes(), PathOptions::default()).unwrap();
+    assert_eq!(report.bones, 20_000);
+}
+
+#[test]
 fn stacked_bodies_are_refused_not_simulated_for_minutes() {
     let bytes = gen::stacked_bodies(2000).to_bytes();
     let e = path::mmd(&bytes, None, PathOptions::default()).unwrap_err();

