@@ -640,10 +640,16 @@ impl MmdModel {
         }
         // Unique names for the skeleton.
         let mut seen = std::collections::HashSet::new();
+        let given: std::collections::HashSet<String> =
+            bones.iter().map(|b| b.name.clone()).collect();
         let mut builder = SkeletonBuilder::new();
         for (i, b) in bones.iter_mut().enumerate() {
             if !seen.insert(b.name.clone()) || b.name.is_empty() {
-                let renamed = format!("{}#{i}", b.name);
+                // `name#i`, and `#` again while a bone (earlier or later) already has it.
+                let mut renamed = format!("{}#{i}", b.name);
+                while seen.contains(&renamed) || given.contains(&renamed) {
+                    renamed.push('#');
+                }
                 warnings.push(format!(
                     "bone {i}: duplicate or empty name \"{}\" renamed \"{renamed}\"",
                     b.name

@@ -454,3 +454,19 @@ fn non_finite_vmd_keys_are_refused_alike() {
     let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
     MmdMotion::from_vmd(&vmd(key(Vec3::ZERO, zero)), None).unwrap();
 }
+
+#[test]
+fn renamed_duplicates_do_not_collide_with_given_names() {
+    // "a" twice: the second would become "a#2", which bone 0 already carries.
+    let bones = vec![
+        bone("a#2", -1, 0.0),
+        bone("a", 0, 1.0),
+        bone("a", 0, 2.0),
+        bone("", 0, 3.0),
+    ];
+    let model = load_and_evaluate(&pmx(bones)).unwrap();
+    let names: std::collections::HashSet<&str> =
+        model.bones().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(has_warning(&model, "renamed"));
+}
