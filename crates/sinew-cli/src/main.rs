@@ -9,6 +9,9 @@
 //! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
 //!
 //! Errors are one line naming what is wrong; exit code 2 for bad input, 1 for internal failures.
+//! Inputs are read only from regular files (at most 1 GiB); `pose`, `render` and `bake` are
+//! bounded in frames and memory (`--max-frames`, `--max-memory-mb`, see [`limits`]) and open
+//! their output before the work.
 
 mod commands;
 mod error;
