@@ -1,7 +1,8 @@
 //! End-to-end tests of the `sinew` binary: every subcommand, pictures decoded and checked,
 //! bad paths / corrupt files / bad arguments (exit 2, one line naming what is wrong), glTF pose
 //! output against the three.js dump, and an MMD bake re-imported and compared with the MMD
-//! runtime. Tests that need the shared assets print "skipping: …" and pass without them.
+//! runtime. Tests that need the shared assets print "skipping: …" and pass without them locally;
+//! under CI (`CI=true`) a missing asset fails them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

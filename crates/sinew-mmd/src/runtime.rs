@@ -387,8 +387,9 @@ pub struct MmdInstance {
     lane_local: Vec<Pose>,
     lane_world: Vec<Pose>,
     options: EvalOptions,
-    /// IK solves in progress (an IK whose effector has IK solves that one inside its own):
-    /// bounded by [`crate::validate::MAX_IK_NESTING`] even for a model edited after loading.
+    /// IK solves in progress (an IK whose effector has IK solves that one inside its own). The
+    /// loader already refuses nesting deeper than [`crate::validate::MAX_IK_NESTING`]; this
+    /// keeps the recursion bounded by construction.
     ik_nesting: usize,
 }
 
