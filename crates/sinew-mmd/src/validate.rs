@@ -26,7 +26,7 @@ use crate::pmx::PhysicsMode;
 /// Largest absolute bone coordinate accepted (MMD units, about 80 km): past it, composing
 /// transforms leaves f32's useful range.
 pub const MAX_COORDINATE: f32 = 1e6;
-/// Largest absolute append ratio accepted (MMD's own editors allow ±1000).
+/// Largest absolute append ratio accepted (real models use ±1, a few a little more).
 pub const MAX_APPEND_RATIO: f32 = 1e3;
 /// Most links one IK chain may list (real chains have 1–20).
 pub const MAX_IK_LINKS: usize = 256;
@@ -39,12 +39,15 @@ pub const MAX_IK_WORK: u64 = 1 << 22;
 /// bone solves that IK first). Real models nest 0 deep.
 pub const MAX_IK_NESTING: usize = 16;
 
-/// Breaks parent cycles in linear time: for each cycle, its lowest-index bone becomes a root.
-pub(crate) fn break_parent_cycles(bones: &mut [MmdBone], warnings: &mut Vec<String>) {
+/// The cycles of a functional graph (each node has at most one successor `next(i)`), in linear
+/// time: for each, its lowest node and its length. Cycles of such a graph are disjoint, so
+/// cutting each at its lowest node (in any order) leaves none.
+fn cycles(n: usize, next: impl Fn(usize) -> Option<usize>) -> Vec<(usize, usize)> {
     // 0 = unvisited, 1 = on the current walk, 2 = done.
-    let mut state = vec![0u8; bones.len()];
+    let mut state = vec![0u8; n];
     let mut walk = Vec::new();
-    for start in 0..bones.len() {
+    let mut found = Vec::new();
+    for start in 0..n {
         walk.clear();
         let mut i = start;
         loop {
@@ -54,25 +57,33 @@ pub(crate) fn break_parent_cycles(bones: &mut [MmdBone], warnings: &mut Vec<Stri
                     // The walk came back to `i`: the cycle is walk[pos..].
                     let pos = walk.iter().position(|&b| b == i).unwrap_or(0);
                     let lowest = walk[pos..].iter().copied().min().unwrap_or(i);
-                    warnings.push(format!(
-                        "bone {lowest} \"{}\": parent cycle; made a root",
-                        bones[lowest].name
-                    ));
-                    bones[lowest].parent = None;
+                    found.push((lowest, walk.len() - pos));
                     break;
                 }
                 _ => {}
             }
             state[i] = 1;
             walk.push(i);
-            match bones[i].parent {
-                Some(p) => i = p,
+            match next(i) {
+                Some(j) => i = j,
                 None => break,
             }
         }
         for &b in &walk {
             state[b] = 2;
         }
+    }
+    found
+}
+
+/// Breaks parent cycles in linear time: for each cycle, its lowest-index bone becomes a root.
+pub(crate) fn break_parent_cycles(bones: &mut [MmdBone], warnings: &mut Vec<String>) {
+    for (lowest, _) in cycles(bones.len(), |i| bones[i].parent) {
+        warnings.push(format!(
+            "bone {lowest} \"{}\": parent cycle; made a root",
+            bones[lowest].name
+        ));
+        bones[lowest].parent = None;
     }
 }
 
@@ -184,39 +195,13 @@ pub(crate) fn repair_appends(bones: &mut [MmdBone], warnings: &mut Vec<String>) 
             b.fixed_axis = None;
         }
     }
-    // Each bone has at most one source: the append graph is a functional graph, and its
-    // cycles are found like parent cycles.
-    let mut state = vec![0u8; bones.len()];
-    let mut walk = Vec::new();
-    for start in 0..bones.len() {
-        walk.clear();
-        let mut i = start;
-        loop {
-            match state[i] {
-                2 => break,
-                1 => {
-                    let pos = walk.iter().position(|&b| b == i).unwrap_or(0);
-                    let lowest = walk[pos..].iter().copied().min().unwrap_or(i);
-                    warnings.push(format!(
-                        "bone {lowest} \"{}\": append cycle (inherits from itself through {} bones); append ignored",
-                        bones[lowest].name,
-                        walk.len() - pos
-                    ));
-                    bones[lowest].append = None;
-                    break;
-                }
-                _ => {}
-            }
-            state[i] = 1;
-            walk.push(i);
-            match bones[i].append {
-                Some(a) => i = a.source,
-                None => break,
-            }
-        }
-        for &b in &walk {
-            state[b] = 2;
-        }
+    // Each bone has at most one source: the append graph is a functional graph.
+    for (lowest, len) in cycles(bones.len(), |i| bones[i].append.map(|a| a.source)) {
+        warnings.push(format!(
+            "bone {lowest} \"{}\": append cycle (inherits from itself through {len} bones); append ignored",
+            bones[lowest].name
+        ));
+        bones[lowest].append = None;
     }
 }
 
