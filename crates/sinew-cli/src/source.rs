@@ -11,11 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
-use sinew::dynamics::SkeletonDynamicsBuilder;
 use sinew::skeleton::NO_PARENT;
 use sinew::{Model, SkeletonInstance, Transform};
 use sinew_gltf::{GltfModel, JointSampler, LoadOptions};
-use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
 use sinew_mmd::{
     EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
 };
@@ -116,17 +114,8 @@ impl MmdPhysics {
         if mmd.rigid_bodies().is_empty() {
             return Err(bad_input(path, "--physics: the model has no rigid bodies"));
         }
-        let mut model = Model::new(mmd.skeleton().clone());
-        let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
-        read_physics(
-            mmd,
-            &mut builder,
-            &MmdReaderOptions::default(),
-            &mut ReadReport::default(),
-        )
-        .map_err(|e| bad_input(path, format!("physics table: {e}")))?;
-        builder
-            .attach(&mut model)
+        let (model, _) = mmd
+            .to_physics_model(&MmdReaderOptions::default())
             .map_err(|e| bad_input(path, format!("physics table: {e}")))?;
         Self::from_model(&model, path, Vec3::new(0.0, -98.0, 0.0), 20.0)
     }

@@ -7,9 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
-use sinew::dynamics::SkeletonDynamicsBuilder;
-use sinew::{Model, SkeletonInstance, Transform};
-use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
+use sinew::{SkeletonInstance, Transform};
 use sinew_mmd::{
     EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
 };
@@ -93,17 +91,8 @@ fn check_finite(world: &[Affine3A], frame: u32) -> Result<(), PathError> {
 
 /// The physics of one MMD model, as the CLI builds it (MMD units: gravity −98).
 fn mmd_physics(model: &MmdModel) -> Result<(SkeletonInstance, Ragdoll), PathError> {
-    let mut sinew_model = Model::new(model.skeleton().clone());
-    let mut builder = SkeletonDynamicsBuilder::new(model.skeleton());
-    read_physics(
-        model,
-        &mut builder,
-        &MmdReaderOptions::default(),
-        &mut ReadReport::default(),
-    )
-    .map_err(|e| PathError::Physics(e.to_string()))?;
-    builder
-        .attach(&mut sinew_model)
+    let (sinew_model, _) = model
+        .to_physics_model(&MmdReaderOptions::default())
         .map_err(|e| PathError::Physics(e.to_string()))?;
     let mut ragdoll = Ragdoll::new(
         &sinew_model,
