@@ -105,6 +105,8 @@ pub struct MmdPhysics {
     ragdoll: Ragdoll,
     radii: Vec<f32>,
     frame: u64,
+    /// The model file, named in errors.
+    path: PathBuf,
 }
 
 impl MmdPhysics {
@@ -147,6 +149,7 @@ impl MmdPhysics {
             ragdoll,
             radii,
             frame: 0,
+            path: path.to_path_buf(),
         })
     }
 
@@ -162,7 +165,14 @@ impl MmdPhysics {
         self.frame += 1;
         self.ragdoll
             .evaluate_physics_frame(&mut self.body, time, dt)
-            .map_err(|e| CliError::Internal(format!("physics step failed: {e}")))?;
+            .map_err(|e| match e {
+                // Built here over this instance's skeleton: a mismatch is a bug.
+                sinew_physics::PhysicsError::SkeletonMismatch => {
+                    CliError::Internal(format!("physics step failed: {e}"))
+                }
+                // What the simulation met (e.g. too many bodies piling up): the model's.
+                e => bad_input(&self.path, format!("physics: {e}")),
+            })?;
         Ok(self.body.world())
     }
 
