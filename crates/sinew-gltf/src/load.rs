@@ -197,7 +197,6 @@ impl GltfModel {
         base: Option<&Path>,
         options: LoadOptions,
     ) -> Result<Self, GltfError> {
-        let gltf = gltf::Gltf::from_slice(bytes).map_err(GltfError::Parse)?;
         let json_bytes: Vec<u8> = if bytes.starts_with(b"glTF") {
             gltf::binary::Glb::from_slice(bytes)
                 .map_err(GltfError::Parse)?
@@ -208,6 +207,8 @@ impl GltfModel {
         };
         let json: serde_json::Value = serde_json::from_slice(&json_bytes)
             .map_err(|e| GltfError::Parse(gltf::Error::Deserialize(e)))?;
+        check_position_accessors(&json)?;
+        let gltf = gltf::Gltf::from_slice(bytes).map_err(GltfError::Parse)?;
         let gltf::Gltf { document, blob } = gltf;
         let buffers = load_buffers(&document, base, blob)?;
         Self::build(document, json, buffers, options)
@@ -514,6 +515,32 @@ impl GltfModel {
 }
 
 /// Loads every buffer, in document order.
+/// Refuses a mesh primitive whose `POSITION` attribute names an accessor the document does not
+/// have. The `gltf` crate's own validation (gltf-json 1.4) indexes the accessor list with that
+/// number before checking it, and panics (found by the `gltf_path` fuzz target: an `accessors`
+/// key damaged so the list is empty).
+fn check_position_accessors(json: &serde_json::Value) -> Result<(), GltfError> {
+    let accessors = json["accessors"].as_array().map_or(0, Vec::len);
+    let meshes = json["meshes"].as_array().map_or(&[][..], Vec::as_slice);
+    for (m, mesh) in meshes.iter().enumerate() {
+        let primitives = mesh["primitives"].as_array().map_or(&[][..], Vec::as_slice);
+        for (p, primitive) in primitives.iter().enumerate() {
+            if let Some(index) = primitive["attributes"]["POSITION"].as_u64() {
+                if index >= accessors as u64 {
+                    return Err(GltfError::Accessor {
+                        index: usize::try_from(index).unwrap_or(usize::MAX),
+                        usage: "mesh POSITION",
+                        reason: format!(
+                            "named by mesh {m} primitive {p}; the document has {accessors} accessors"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Largest buffer accepted, in bytes (1 GiB): a file cannot make the loader allocate more.
 pub const MAX_BUFFER_BYTES: usize = 1 << 30;
 

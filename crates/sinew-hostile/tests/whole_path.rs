@@ -253,3 +253,26 @@ fn huge_and_tiny_bodies() {
     let r = path::mmd(&m.to_bytes(), None, PathOptions::default()).unwrap();
     assert_eq!(r.physics_steps, 3);
 }
+
+#[test]
+fn position_accessor_out_of_range_is_an_error() {
+    // Found by the `gltf_path` fuzz target (a mutated Fox.glb whose "accessors" key was
+    // damaged): the gltf crate's validation indexed the empty accessor list with the POSITION
+    // attribute and panicked.
+    let text = r#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"nodes":[{"mesh":0}],"skins":[{"joints":[0]}]}"#;
+    let e = path::gltf(text.as_bytes(), PathOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("POSITION"), "{e}");
+    // The same through a GLB container.
+    let mut glb = Vec::new();
+    let json = text.as_bytes();
+    let padded = json.len().div_ceil(4) * 4;
+    glb.extend_from_slice(b"glTF");
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&(12 + 8 + padded as u32).to_le_bytes());
+    glb.extend_from_slice(&(padded as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(json);
+    glb.resize(12 + 8 + padded, b' ');
+    let e = path::gltf(&glb, PathOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("POSITION"), "{e}");
+}
