@@ -42,6 +42,14 @@ pub enum GltfError {
         /// What is wrong.
         reason: String,
     },
+    /// A part of the document the `gltf` crate reads without validating, checked here.
+    #[error("invalid glTF: {path}: {reason}")]
+    Invalid {
+        /// Where in the document (`animations[0].channels[2].target`).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The document has no skin, so there is no skeleton to build.
     #[error("the document has no skin")]
     NoSkin,

@@ -207,7 +207,7 @@ impl GltfModel {
         };
         let json: serde_json::Value = serde_json::from_slice(&json_bytes)
             .map_err(|e| GltfError::Parse(gltf::Error::Deserialize(e)))?;
-        check_position_accessors(&json)?;
+        check_unvalidated(&json)?;
         let gltf = gltf::Gltf::from_slice(bytes).map_err(GltfError::Parse)?;
         let gltf::Gltf { document, blob } = gltf;
         let buffers = load_buffers(&document, base, blob)?;
@@ -515,16 +515,20 @@ impl GltfModel {
 }
 
 /// Loads every buffer, in document order.
-/// Refuses a mesh primitive whose `POSITION` attribute names an accessor the document does not
-/// have. The `gltf` crate's own validation (gltf-json 1.4) indexes the accessor list with that
-/// number before checking it, and panics (found by the `gltf_path` fuzz target: an `accessors`
-/// key damaged so the list is empty).
-fn check_position_accessors(json: &serde_json::Value) -> Result<(), GltfError> {
-    let accessors = json["accessors"].as_array().map_or(0, Vec::len);
-    let meshes = json["meshes"].as_array().map_or(&[][..], Vec::as_slice);
-    for (m, mesh) in meshes.iter().enumerate() {
-        let primitives = mesh["primitives"].as_array().map_or(&[][..], Vec::as_slice);
-        for (p, primitive) in primitives.iter().enumerate() {
+/// Refuses what the `gltf` crate (1.4) reads without validating it first, and would panic on:
+/// a mesh primitive whose `POSITION` attribute names a missing accessor (its validation indexes
+/// the accessor list with it; found by the `gltf_path` fuzz target), and an animation channel
+/// whose target path is not a glTF property or whose target node does not exist (its
+/// `Animation` validation skips the channels' targets; found by the corpus runner on a damaged
+/// `"rotation"`).
+fn check_unvalidated(json: &serde_json::Value) -> Result<(), GltfError> {
+    fn items(v: &serde_json::Value) -> &[serde_json::Value] {
+        v.as_array().map_or(&[][..], Vec::as_slice)
+    }
+    let accessors = items(&json["accessors"]).len();
+    let nodes = items(&json["nodes"]).len();
+    for (m, mesh) in items(&json["meshes"]).iter().enumerate() {
+        for (p, primitive) in items(&mesh["primitives"]).iter().enumerate() {
             if let Some(index) = primitive["attributes"]["POSITION"].as_u64() {
                 if index >= accessors as u64 {
                     return Err(GltfError::Accessor {
@@ -534,6 +538,24 @@ fn check_position_accessors(json: &serde_json::Value) -> Result<(), GltfError> {
                             "named by mesh {m} primitive {p}; the document has {accessors} accessors"
                         ),
                     });
+                }
+            }
+        }
+    }
+    for (a, animation) in items(&json["animations"]).iter().enumerate() {
+        for (c, channel) in items(&animation["channels"]).iter().enumerate() {
+            let target = &channel["target"];
+            let bad = |reason: String| GltfError::Invalid {
+                path: format!("animations[{a}].channels[{c}].target"),
+                reason,
+            };
+            match target["path"].as_str() {
+                Some("translation" | "rotation" | "scale" | "weights") => {}
+                other => return Err(bad(format!("path {other:?}"))),
+            }
+            if let Some(node) = target["node"].as_u64() {
+                if node >= nodes as u64 {
+                    return Err(bad(format!("node {node} of {nodes}")));
                 }
             }
         }

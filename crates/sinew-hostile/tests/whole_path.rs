@@ -276,3 +276,28 @@ fn position_accessor_out_of_range_is_an_error() {
     let e = path::gltf(&glb, PathOptions::default()).unwrap_err();
     assert!(e.to_string().contains("POSITION"), "{e}");
 }
+
+#[test]
+fn animation_targets_are_checked_before_the_gltf_crate_reads_them() {
+    // Found by the corpus runner: SimpleSkin.bevy.gltf with "rotation" damaged to "roion"
+    // passed the gltf crate's validation (it skips channel targets) and panicked in
+    // `Target::property`. A target node out of range was the same.
+    let doc = |target: &str| {
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"nodes":[{{"name":"a"}}],"skins":[{{"joints":[0]}}],
+            "animations":[{{"channels":[{{"sampler":0,"target":{target}}}],
+            "samplers":[{{"input":0,"output":1}}]}}],
+            "accessors":[{{"componentType":5126,"count":1,"type":"SCALAR"}},{{"componentType":5126,"count":1,"type":"VEC4"}}]}}"#
+        )
+    };
+    for target in [
+        r#"{"node":0,"path":"roion"}"#,
+        r#"{"node":7,"path":"rotation"}"#,
+    ] {
+        let e = path::gltf(doc(target).as_bytes(), PathOptions::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("animations[0].channels[0].target"),
+            "{target}: {e}"
+        );
+    }
+}
