@@ -193,7 +193,7 @@ fn mutated_assets_never_crash() {
                 stack.push(p);
             } else if matches!(
                 p.extension().and_then(|e| e.to_str()),
-                Some("pmx" | "pmd" | "vmd" | "glb")
+                Some("pmx" | "pmd" | "vmd" | "glb" | "gltf")
             ) {
                 files.push(p);
             }
@@ -210,7 +210,11 @@ fn mutated_assets_never_crash() {
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
         // Large files: fewer mutants (debug builds evaluate miku slowly).
-        let per_kind = if bytes.len() > 300_000 { 1 } else { 3 };
+        let per_kind = match bytes.len() {
+            0..20_000 => 10,
+            20_000..300_000 => 4,
+            _ => 1,
+        };
         for kind in Mutation::ALL {
             for _ in 0..per_kind {
                 let m = mutate(&bytes, &miku, kind, &mut rng);
@@ -218,7 +222,7 @@ fn mutated_assets_never_crash() {
                     Some("vmd") => {
                         let _ = path::mmd(&miku, Some(&m), options);
                     }
-                    Some("glb") => {
+                    Some("glb" | "gltf") => {
                         let _ = path::gltf(&m, options);
                     }
                     _ => {
@@ -233,7 +237,7 @@ fn mutated_assets_never_crash() {
         "{} files, {runs} mutants through the whole path",
         files.len()
     );
-    assert!(files.len() >= 20, "{} files", files.len());
+    assert!(files.len() >= 24, "{} files", files.len());
 }
 
 #[test]
