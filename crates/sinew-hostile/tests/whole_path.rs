@@ -178,14 +178,11 @@ fn gltf_buffer_uris_cannot_escape_or_exhaust() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Every shared asset, mutated a few ways, through the whole path.
-#[test]
-fn mutated_assets_never_crash() {
-    let Some(dir) = sinew_testkit::assets_dir() else {
-        return;
-    };
+/// The shared files the mutation tests damage: every PMX, PMD, VMD, GLB and self-contained
+/// glTF under the assets folder, sorted.
+fn shared_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(d).unwrap().flatten() {
             let p = e.path();
@@ -200,8 +197,16 @@ fn mutated_assets_never_crash() {
         }
     }
     files.sort();
+    files
+}
+
+/// Runs `per_kind(len)` mutants of each kind of every shared file through the whole path;
+/// returns (files, mutants).
+fn mutation_sweep(seed: u64, per_kind: impl Fn(usize) -> usize) -> Option<(usize, usize)> {
+    let dir = sinew_testkit::assets_dir()?;
+    let files = shared_files(&dir);
     let miku = std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")).unwrap();
-    let mut rng = SmallRng::seed_from_u64(11);
+    let mut rng = SmallRng::seed_from_u64(seed);
     let mut runs = 0;
     let options = PathOptions {
         frames: 2,
@@ -209,14 +214,8 @@ fn mutated_assets_never_crash() {
     };
     for f in &files {
         let bytes = std::fs::read(f).unwrap();
-        // Large files: fewer mutants (debug builds evaluate miku slowly).
-        let per_kind = match bytes.len() {
-            0..20_000 => 10,
-            20_000..300_000 => 4,
-            _ => 1,
-        };
         for kind in Mutation::ALL {
-            for _ in 0..per_kind {
+            for _ in 0..per_kind(bytes.len()) {
                 let m = mutate(&bytes, &miku, kind, &mut rng);
                 match f.extension().and_then(|e| e.to_str()) {
                     Some("vmd") => {
@@ -233,11 +232,39 @@ fn mutated_assets_never_crash() {
             }
         }
     }
-    println!(
-        "{} files, {runs} mutants through the whole path",
-        files.len()
-    );
-    assert!(files.len() >= 24, "{} files", files.len());
+    Some((files.len(), runs))
+}
+
+/// Every shared asset, mutated a few ways, through the whole path.
+#[test]
+fn mutated_assets_never_crash() {
+    // Large files: fewer mutants (debug builds evaluate miku slowly).
+    let Some((files, runs)) = mutation_sweep(11, |len| match len {
+        0..20_000 => 10,
+        20_000..300_000 => 4,
+        _ => 1,
+    }) else {
+        return;
+    };
+    println!("{files} files, {runs} mutants through the whole path");
+    assert!(files >= 24, "{files} files");
+}
+
+/// A long sweep for release builds (`SINEW_MUTANTS` per kind and file, `SINEW_SEED`):
+/// `cargo test --release -p sinew-hostile --test whole_path -- --ignored`.
+#[test]
+#[ignore = "long: run on demand in release"]
+fn mutation_sweep_long() {
+    let var = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let per_kind = var("SINEW_MUTANTS", 200) as usize;
+    if let Some((files, runs)) = mutation_sweep(var("SINEW_SEED", 1), |_| per_kind) {
+        println!("{files} files, {runs} mutants through the whole path");
+    }
 }
 
 #[test]
