@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use sinew_hostile::gen::{self, GenLimits};
-use sinew_hostile::mutate::{mutate, Mutation};
+use sinew_hostile::mutate::{model_files, mutate, Mutation};
 
 #[derive(Parser)]
 #[command(
@@ -68,29 +68,6 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         timeout: u64,
     },
-}
-
-fn real_files(assets: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![assets.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("pmx" | "pmd" | "vmd" | "glb" | "gltf")
-            ) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
@@ -145,7 +122,7 @@ fn corpus(
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(out)?;
     let mut rng = SmallRng::seed_from_u64(seed);
-    let files = real_files(assets);
+    let files = model_files(assets);
     let mut written = 0;
     for (fi, f) in files.iter().enumerate() {
         let bytes = std::fs::read(f)?;

@@ -5,6 +5,33 @@
 use rand::rngs::SmallRng;
 use rand::RngExt;
 
+/// Every model and motion file under `dir` (PMX, PMD, VMD, GLB, glTF), found without
+/// recursion and sorted: what the corpus, the fuzz seeds and the mutation tests damage.
+/// Unreadable folders are skipped.
+#[must_use]
+pub fn model_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("pmx" | "pmd" | "vmd" | "glb" | "gltf")
+            ) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// What a mutation did (for file names and reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mutation {

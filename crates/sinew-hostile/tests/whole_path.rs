@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use sinew_hostile::attack;
 use sinew_hostile::gen::{self, GenLimits};
-use sinew_hostile::mutate::{mutate, Mutation};
+use sinew_hostile::mutate::{model_files, mutate, Mutation};
 use sinew_hostile::path::{self, PathError, PathOptions};
 
 proptest! {
@@ -178,33 +178,11 @@ fn gltf_buffer_uris_cannot_escape_or_exhaust() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The shared files the mutation tests damage: every PMX, PMD, VMD, GLB and self-contained
-/// glTF under the assets folder, sorted.
-fn shared_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("pmx" | "pmd" | "vmd" | "glb" | "gltf")
-            ) {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// Runs `per_kind(len)` mutants of each kind of every shared file through the whole path;
 /// returns (files, mutants).
 fn mutation_sweep(seed: u64, per_kind: impl Fn(usize) -> usize) -> Option<(usize, usize)> {
     let dir = sinew_testkit::assets_dir()?;
-    let files = shared_files(&dir);
+    let files = model_files(&dir);
     let miku = std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")).unwrap();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut runs = 0;
