@@ -180,7 +180,7 @@ fn body(d: &mut Draw, n: usize, stacked: bool) -> Result<PmxRigidBody> {
         name_en: String::new(),
         bone: d.index(n)?,
         group: d.u.int_in_range(0u8..=15)?,
-        no_collision_mask: d.u.arbitrary()?,
+        collision_mask: d.u.arbitrary()?,
         shape: *d
             .u
             .choose(&[RigidShape::Sphere, RigidShape::Box, RigidShape::Capsule])?,
@@ -325,7 +325,7 @@ pub fn stacked_bodies(count: usize) -> Pmx {
             name_en: String::new(),
             bone: 1,
             group: 0,
-            no_collision_mask: 0,
+            collision_mask: 0xFFFF,
             shape: RigidShape::Box,
             size: Vec3::ONE,
             position: Vec3::ZERO,

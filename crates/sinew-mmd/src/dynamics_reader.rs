@@ -15,7 +15,10 @@
 //!   are local axes).
 //! * Physics: bodies in authored order with their bones, MMD Euler angles (`Ry·Rx·Rz`)
 //!   converted to the generic XYZ convention, modes mapped (follow bone → kinematic, dynamic,
-//!   dynamic with bone position → dynamic-rotation); joints whose body indices are invalid or
+//!   dynamic with bone position → dynamic-rotation); the file's collision mask (groups a body
+//!   collides with) complemented into the table's non-collision mask; joint rotation ranges
+//!   passed as authored (sinew-physics reads them as Bullet's generic 6-DOF joint does, the
+//!   convention MMD models are authored in); joints whose body indices are invalid or
 //!   equal are left out; the imported unit scale; no profile required; rigid writeback; radius
 //!   scale 1; no bind-pose followers.
 
@@ -249,7 +252,9 @@ pub fn read_physics(
             alias: String::new(),
             bone: r.bone.map(|b| bone(model, b)),
             collision_group: r.group.min(63),
-            non_collision_mask: u64::from(r.no_collision_mask),
+            // The file stores the groups a body collides with; the table holds the ones it
+            // does not (MMD's 16 groups; groups 16..=63 do not exist in MMD files).
+            non_collision_mask: u64::from(!r.collision_mask),
             shape: match r.shape {
                 RigidShape::Sphere => Shape::Sphere,
                 RigidShape::Box => Shape::Box,

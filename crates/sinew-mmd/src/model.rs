@@ -112,8 +112,8 @@ pub struct MmdRigidBody {
     pub bone: Option<usize>,
     /// Collision group 0..=15.
     pub group: u8,
-    /// Bit g set: no collision with group g.
-    pub no_collision_mask: u16,
+    /// Bit g set: collides with group g (the file's mask; bit g clear: no collision with g).
+    pub collision_mask: u16,
     /// Shape.
     pub shape: RigidShape,
     /// Size (see [`RigidShape`]).
@@ -392,7 +392,7 @@ impl MmdModel {
                 name: r.name.clone(),
                 bone: validate::body_bone(k, &r.name, i64::from(r.bone), n, &mut warnings),
                 group: r.group,
-                no_collision_mask: r.no_collision_mask,
+                collision_mask: r.collision_mask,
                 shape: r.shape,
                 size: r.size,
                 position: r.position,
@@ -572,7 +572,7 @@ impl MmdModel {
                     name: r.name.clone(),
                     bone,
                     group: r.group,
-                    no_collision_mask: r.no_collision_mask,
+                    collision_mask: r.collision_mask,
                     shape: r.shape,
                     size: r.size,
                     position: r.position + anchor,

@@ -188,8 +188,9 @@ pub struct PmdRigidBody {
     pub bone: u16,
     /// Collision group, 0..=15.
     pub group: u8,
-    /// Bit set of the groups this body does NOT collide with (bit i = group i).
-    pub no_collision_mask: u16,
+    /// Bit set of the groups this body collides with (bit i = group i), as stored in the file
+    /// (PMX Editor shows its complement as "non-collision groups"; Bullet uses it as the mask).
+    pub collision_mask: u16,
     /// Shape.
     pub shape: RigidShape,
     /// Width, height, depth (see [`RigidShape`]).
@@ -391,7 +392,7 @@ impl Pmd {
                 let name = sjis::<20>(r)?;
                 let bone = r.u16()?;
                 let group = r.u8()?;
-                let no_collision_mask = r.u16()?;
+                let collision_mask = r.u16()?;
                 let at = r.pos();
                 let s = r.u8()?;
                 let shape = RigidShape::from_u8(s).ok_or_else(|| {
@@ -426,7 +427,7 @@ impl Pmd {
                     name,
                     bone,
                     group,
-                    no_collision_mask,
+                    collision_mask,
                     shape,
                     size,
                     position,

@@ -642,8 +642,9 @@ pub struct PmxRigidBody {
     pub bone: i32,
     /// Collision group, 0..=15.
     pub group: u8,
-    /// Bit set of the groups this body does NOT collide with (bit i = group i).
-    pub no_collision_mask: u16,
+    /// Bit set of the groups this body collides with (bit i = group i), as stored in the file
+    /// (PMX Editor shows its complement as "non-collision groups"; Bullet uses it as the mask).
+    pub collision_mask: u16,
     /// Shape.
     pub shape: RigidShape,
     /// Shape size (see [`RigidShape`]).
@@ -754,7 +755,7 @@ pub struct PmxSoftBody {
     /// Collision group.
     pub group: u8,
     /// Non-collision group mask.
-    pub no_collision_mask: u16,
+    pub collision_mask: u16,
     /// Flags: 0x01 B-link, 0x02 cluster creation, 0x04 link crossing.
     pub flags: u8,
     /// B-link creation distance.
@@ -1307,7 +1308,7 @@ impl<'a> PmxParser<'a> {
         let name_en = self.text()?;
         let bone = self.bone_index()?;
         let group = self.r.u8()?;
-        let no_collision_mask = self.r.u16()?;
+        let collision_mask = self.r.u16()?;
         let at = self.r.pos();
         let s = self.r.u8()?;
         let shape =
@@ -1329,7 +1330,7 @@ impl<'a> PmxParser<'a> {
             name_en,
             bone,
             group,
-            no_collision_mask,
+            collision_mask,
             shape,
             size,
             position,
@@ -1372,7 +1373,7 @@ impl<'a> PmxParser<'a> {
         let shape = self.r.u8()?;
         let material = self.material_index()?;
         let group = self.r.u8()?;
-        let no_collision_mask = self.r.u16()?;
+        let collision_mask = self.r.u16()?;
         let flags = self.r.u8()?;
         let b_link_distance = self.r.i32()?;
         let cluster_count = self.r.i32()?;
@@ -1411,7 +1412,7 @@ impl<'a> PmxParser<'a> {
             shape,
             material,
             group,
-            no_collision_mask,
+            collision_mask,
             flags,
             b_link_distance,
             cluster_count,

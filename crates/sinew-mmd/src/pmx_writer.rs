@@ -360,7 +360,7 @@ impl PmxWriter {
         self.text(&b.name_en);
         self.bone_index(b.bone);
         self.w.u8(b.group);
-        self.w.u16(b.no_collision_mask);
+        self.w.u16(b.collision_mask);
         self.w.u8(b.shape.to_u8());
         self.w.vec3(b.size);
         self.w.vec3(b.position);
@@ -400,7 +400,7 @@ impl PmxWriter {
         self.w.u8(s.shape);
         self.index(s.material, self.g.material_index_size);
         self.w.u8(s.group);
-        self.w.u16(s.no_collision_mask);
+        self.w.u16(s.collision_mask);
         self.w.u8(s.flags);
         self.w.i32(s.b_link_distance);
         self.w.i32(s.cluster_count);

@@ -200,7 +200,7 @@ fn check_pmx_mmd_parser(file: &str, r: &Value, m: &Pmx) {
         assert_eq!(j["name"], b.name.as_str(), "{what}");
         assert_eq!(num(&j["boneIndex"]) as i32, b.bone, "{what}");
         assert_eq!(num(&j["groupIndex"]) as u8, b.group, "{what}");
-        assert_eq!(num(&j["groupTarget"]) as u16, b.no_collision_mask, "{what}");
+        assert_eq!(num(&j["groupTarget"]) as u16, b.collision_mask, "{what}");
         assert_eq!(num(&j["shapeType"]) as u8, b.shape.to_u8(), "{what}");
         vec_eq(
             &Value::from(vec![
@@ -317,7 +317,7 @@ fn check_pmd_mmd_parser(file: &str, r: &Value, m: &Pmd) {
         assert_eq!(j["name"], b.name.as_str(), "{what}");
         u16_eq(&j["boneIndex"], b.bone, &what);
         assert_eq!(num(&j["groupIndex"]) as u8, b.group, "{what}");
-        assert_eq!(num(&j["groupTarget"]) as u16, b.no_collision_mask, "{what}");
+        assert_eq!(num(&j["groupTarget"]) as u16, b.collision_mask, "{what}");
         assert_eq!(num(&j["shapeType"]) as u8, b.shape.to_u8(), "{what}");
         f_eq(&j["width"], b.size.x, &what);
         f_eq(&j["height"], b.size.y, &what);

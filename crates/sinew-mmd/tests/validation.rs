@@ -321,7 +321,7 @@ fn body(name: &str, bone: i32, mode: PhysicsMode) -> PmxRigidBody {
         name_en: String::new(),
         bone,
         group: 0,
-        no_collision_mask: 0,
+        collision_mask: 0,
         shape: RigidShape::Sphere,
         size: Vec3::splat(0.5),
         position: Vec3::ZERO,

@@ -56,7 +56,19 @@ struct JointRt {
 }
 
 impl JointRt {
-    /// The XYZ Euler angles `e` of frame B in frame A clamped to the authored box (free axes
+    /// The joint's angles as MMD authors them: the XYZ Euler angles of frame A seen from
+    /// frame B (`euler_xyz(B⁻¹·A)`), the angles Bullet's generic 6-DOF joint limits. (Bullet
+    /// decomposes `A⁻¹·B` read transposed; for one axis this is the negated angle of B in A.)
+    fn angles(fa: &Rigid, fb: &Rigid) -> Vec3 {
+        euler_xyz_from_quat(fb.r.inverse() * fa.r)
+    }
+
+    /// The rotation of frame B in frame A (`A⁻¹·B`) whose authored angles are `e`.
+    fn rel_from_angles(e: Vec3) -> Quat {
+        quat_from_euler_xyz(e).inverse()
+    }
+
+    /// The authored angles `e` ([`Self::angles`]) clamped to the authored box (free axes
     /// untouched), and the largest excess `|clamped − e|` (0 inside the box).
     fn clamp_to_box(&self, e: Vec3) -> (Vec3, f32) {
         let (e, min, max) = (e.to_array(), self.min.to_array(), self.max.to_array());
@@ -413,7 +425,9 @@ impl Ragdoll {
                     locked |= JointAxesMask::from(*axis);
                 }
             }
-            let centred = frame_a.mul(Rigid::new(Vec3::ZERO, quat_from_euler_xyz(p.center)));
+            // Rapier holds frame B on this centred frame of A: B in A = the box centre's
+            // rotation (see `JointRt::angles` for the authored convention).
+            let centred = frame_a.mul(Rigid::new(Vec3::ZERO, JointRt::rel_from_angles(p.center)));
             let mut builder = GenericJointBuilder::new(locked)
                 .local_frame1(centred.to_r())
                 .local_frame2(frame_b.to_r())
@@ -843,16 +857,15 @@ impl Ragdoll {
             let j = &self.joints[ji];
             let (ha, hb) = (self.bodies[j.a].handle, self.bodies[j.b].handle);
             let (fa, fb) = self.joint_frames(j);
-            let rel = fa.r.inverse() * fb.r;
-            let (clamped, excess) = j.clamp_to_box(euler_xyz_from_quat(rel));
+            let (clamped, excess) = j.clamp_to_box(JointRt::angles(&fa, &fb));
             let rotate = excess > tol.angular_tolerance;
             if !rotate && (fa.t - fb.t).length() <= lin_tol {
                 continue;
             }
             let rel = if rotate {
-                quat_from_euler_xyz(clamped)
+                JointRt::rel_from_angles(clamped)
             } else {
-                rel
+                fa.r.inverse() * fb.r
             };
             let (handle, pose) = if move_b {
                 let fb = Rigid::new(fa.t, (fa.r * rel).normalize());
@@ -931,7 +944,7 @@ impl Ragdoll {
     /// (rotation excess beyond the authored box, radians; anchor separation, eval units).
     fn joint_error(&self, j: &JointRt) -> (f32, f32) {
         let (fa, fb) = self.joint_frames(j);
-        let (_, excess) = j.clamp_to_box(euler_xyz_from_quat(fa.r.inverse() * fb.r));
+        let (_, excess) = j.clamp_to_box(JointRt::angles(&fa, &fb));
         (excess, ((fa.t - fb.t) / self.unit_scale).length())
     }
 
