@@ -62,11 +62,11 @@
 //! solver.
 
 mod error;
-pub mod joint_map;
 mod module;
 mod options;
 mod ragdoll;
 mod report;
+mod six_dof;
 mod world;
 
 pub use error::PhysicsError;

@@ -2,16 +2,16 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, DVec3, Quat, Vec3};
+use glam::{Affine3A, DVec3, Mat3, Quat, Vec3};
 use rapier3d::prelude::{
-    ActiveHooks, CoefficientCombineRule, ColliderBuilder, GenericJointBuilder, JointAxesMask,
-    JointAxis, RigidBodyBuilder, RigidBodyHandle,
+    ActiveHooks, CoefficientCombineRule, ColliderBuilder, MassProperties, RigidBodyBuilder,
+    RigidBodyHandle,
 };
 use sinew::dynamics::{BodyMode, Physics, Shape};
 use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
 use sinew::{BoneId, Model, Skeleton, SkeletonInstance, Transform};
 
-use crate::joint_map::{plan, AxisKind, JointPlan};
+use crate::six_dof::{self, BodyState, JointSolver, SixDof};
 use crate::world::{from_r, to_r, Rigid, World};
 use crate::{BadBody, BadBodyKind, FrameReport, PhysicsError, PhysicsOptions, ResetReason};
 
@@ -37,8 +37,13 @@ struct BodyRt {
     /// Evaluation-space animated pose of this frame.
     anim: Rigid,
     anim_ok: bool,
-    /// Smallest principal inertia (for spring clamping); infinite when driven.
-    inertia_min: f32,
+    /// Inverse mass and local inverse principal inertia (Bullet's shape inertia); 0 when
+    /// driven.
+    inv_mass: f32,
+    inv_inertia: Vec3,
+    /// Bullet damping (fraction of velocity lost per second, clamped to `[0, 1]`): linear,
+    /// angular. Applied by the ragdoll itself when `PhysicsOptions::bullet_damping`.
+    damping: (f32, f32),
 }
 
 struct JointRt {
@@ -48,11 +53,8 @@ struct JointRt {
     /// Authored joint frame in body A's / B's local simulation frame.
     frame_a: Rigid,
     frame_b: Rigid,
-    plan: JointPlan,
     min: Vec3,
     max: Vec3,
-    /// Clamped per-axis rotation spring stiffness (joint frame).
-    spring: Vec3,
 }
 
 impl JointRt {
@@ -75,7 +77,8 @@ impl JointRt {
         let mut clamped = e;
         let mut excess = 0.0f32;
         for i in 0..3 {
-            if self.plan.kinds[i] != AxisKind::Free {
+            // `min > max`: a free axis (Bullet's rule).
+            if min[i] <= max[i] {
                 clamped[i] = e[i].clamp(min[i], max[i]);
                 excess = excess.max((clamped[i] - e[i]).abs());
             }
@@ -143,6 +146,10 @@ pub struct Ragdoll {
     bodies: Vec<BodyRt>,
     body_of_def: Vec<Option<usize>>,
     joints: Vec<JointRt>,
+    /// The joints in solver form, and the solver's scratch.
+    six: Vec<SixDof>,
+    solver: JointSolver,
+    states: Vec<BodyState>,
     /// Joint-tree order for projection: (index into `joints`, `true` when body B moves).
     projection: Vec<(usize, bool)>,
     roles: Vec<Role>,
@@ -168,12 +175,36 @@ impl std::fmt::Debug for Ragdoll {
     }
 }
 
-fn damping(d: f32, bullet: bool) -> f32 {
-    if bullet {
-        -(1.0 - d.min(0.999)).ln()
-    } else {
-        d
+/// Bullet's "additional damping" (on for MMD bodies in MMD, babylon-mmd and saba): a body whose
+/// squared linear and angular speeds are both below this is nearly stopped.
+const ADDITIONAL_DAMPING_THRESHOLD_SQ: f32 = 0.01;
+/// What is left of a nearly stopped body's velocities.
+const ADDITIONAL_DAMPING_FACTOR: f32 = 0.005;
+/// Below its damping value, a speed also loses this much per step (Bullet's fixed constant).
+const ADDITIONAL_DAMPING_STEP: f32 = 0.005;
+
+/// Bullet's damping of one step, applied to velocities that already include this step's
+/// gravity (`btRigidBody::applyDamping`): `v·(1 − d)^dt`, then the additional damping.
+fn bullet_damp(v: Vec3, w: Vec3, (dl, da): (f32, f32), dt: f32) -> (Vec3, Vec3) {
+    let mut v = v * (1.0 - dl).powf(dt);
+    let mut w = w * (1.0 - da).powf(dt);
+    if v.length_squared() < ADDITIONAL_DAMPING_THRESHOLD_SQ
+        && w.length_squared() < ADDITIONAL_DAMPING_THRESHOLD_SQ
+    {
+        v *= ADDITIONAL_DAMPING_FACTOR;
+        w *= ADDITIONAL_DAMPING_FACTOR;
     }
+    let slow = |x: Vec3, d: f32| {
+        let speed = x.length();
+        if speed >= d {
+            x
+        } else if speed > ADDITIONAL_DAMPING_STEP {
+            x - x / speed * ADDITIONAL_DAMPING_STEP
+        } else {
+            Vec3::ZERO
+        }
+    };
+    (slow(v, dl), slow(w, da))
 }
 
 /// Pairs of bodies that collide with each other (MMD's group rule) and whose bounding spheres
@@ -339,18 +370,36 @@ impl Ragdoll {
                 RigidBodyBuilder::dynamic()
             }
             .pose(bind_sim.to_r())
-            .linear_damping(damping(d.linear_damping, options.bullet_damping))
-            .angular_damping(damping(d.angular_damping, options.bullet_damping))
+            // Bullet damping is applied by `apply_damping`; otherwise rapier's own.
+            .linear_damping(if options.bullet_damping { 0.0 } else { d.linear_damping })
+            .angular_damping(if options.bullet_damping { 0.0 } else { d.angular_damping })
             .can_sleep(false)
             .user_data(rt as u128)
             .build();
             let handle = world.bodies.insert(rb);
+            // Bullet's shape inertia (a capsule's is its bounding box's), so bodies turn as
+            // they do in MMD.
+            let inertia = match d.shape {
+                Shape::Sphere => six_dof::sphere_inertia(d.mass, size.x),
+                Shape::Box => six_dof::box_inertia(d.mass, size),
+                Shape::Capsule => six_dof::capsule_inertia(d.mass, size.x, size.y),
+            };
+            let dynamic_props = !driven && inertia.min_element() > 0.0 && inertia.is_finite();
             let collider = match d.shape {
                 Shape::Sphere => ColliderBuilder::ball(size.x),
                 Shape::Box => ColliderBuilder::cuboid(size.x, size.y, size.z),
                 Shape::Capsule => ColliderBuilder::capsule_y(size.y * 0.5, size.x),
-            }
-            .mass(if driven { 0.0 } else { d.mass })
+            };
+            let collider = if dynamic_props {
+                collider.mass_properties(MassProperties::new(
+                    to_r(Vec3::ZERO),
+                    d.mass,
+                    to_r(inertia),
+                ))
+            } else {
+                collider.mass(if driven { 0.0 } else { d.mass })
+            };
+            let collider = collider
             .friction(d.friction)
             .restitution(d.restitution)
             .friction_combine_rule(CoefficientCombineRule::Multiply)
@@ -365,10 +414,6 @@ impl Ragdoll {
                 .filter
                 .groups
                 .push((d.collision_group, d.non_collision_mask));
-            let r_min = match d.shape {
-                Shape::Sphere | Shape::Capsule => size.x,
-                Shape::Box => size.min_element(),
-            };
             spheres.push((
                 bind_sim.t,
                 match d.shape {
@@ -390,15 +435,21 @@ impl Ragdoll {
                 target: bind_sim,
                 anim: Rigid::IDENTITY,
                 anim_ok: false,
-                inertia_min: if driven {
-                    f32::INFINITY
+                damping: (
+                    d.linear_damping.clamp(0.0, 1.0),
+                    d.angular_damping.clamp(0.0, 1.0),
+                ),
+                inv_mass: if driven { 0.0 } else { 1.0 / d.mass },
+                inv_inertia: if dynamic_props {
+                    Vec3::ONE / inertia
                 } else {
-                    0.4 * d.mass * r_min * r_min
+                    Vec3::ZERO
                 },
             });
         }
 
         let mut joints = Vec::new();
+        let mut six = Vec::new();
         for (index, j) in physics.joints().iter().enumerate() {
             let d = j.desc();
             if d.body_a >= defs.len() || d.body_b >= defs.len() || d.body_a == d.body_b {
@@ -417,57 +468,26 @@ impl Ragdoll {
             let bind = |rt: usize| Rigid::from_r(world.bodies[bodies[rt].handle].position());
             let frame_a = bind(a).inverse().mul(frame);
             let frame_b = bind(b).inverse().mul(frame);
-            let p = plan(d.rotation_min, d.rotation_max);
-            let ang = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
-            let mut locked = JointAxesMask::LIN_AXES;
-            for (i, axis) in ang.iter().enumerate() {
-                if p.locked[i] {
-                    locked |= JointAxesMask::from(*axis);
-                }
-            }
-            // Rapier holds frame B on this centred frame of A: B in A = the box centre's
-            // rotation (see `JointRt::angles` for the authored convention).
-            let centred = frame_a.mul(Rigid::new(Vec3::ZERO, JointRt::rel_from_angles(p.center)));
-            let mut builder = GenericJointBuilder::new(locked)
-                .local_frame1(centred.to_r())
-                .local_frame2(frame_b.to_r())
-                .contacts_enabled(true);
-            if let Some((i, h)) = p.single {
-                builder = builder.limits(ang[i], [-h, h]);
-            }
-            if let Some((axes, h)) = p.cone {
-                builder = builder.coupled_axes(
-                    JointAxesMask::from(ang[axes[0]]) | JointAxesMask::from(ang[axes[1]]),
-                );
-                if let Some(h) = h {
-                    builder = builder.limits(ang[axes[0].min(axes[1])], [-1.0, h]);
-                }
-            }
-            world
-                .impulse_joints
-                .insert(bodies[a].handle, bodies[b].handle, builder.build(), true);
-            // Explicit spring torques, stiffness clamped to keep the explicit integration
-            // stable (k·h²/I ≤ 0.3 on the lighter dynamic side).
-            let inertia = bodies[a].inertia_min.min(bodies[b].inertia_min);
-            let k_max = if inertia.is_finite() {
-                0.3 * inertia / (step * step)
-            } else {
-                0.0
-            };
-            let spring = Vec3::from_array([0, 1, 2].map(|i| match p.kinds[i] {
-                AxisKind::Locked => 0.0,
-                _ => d.rotation_spring[i].max(0.0).min(k_max),
-            }));
+            six.push(SixDof {
+                a,
+                b,
+                frame_a,
+                frame_b,
+                lin_lo: d.position_min * s,
+                lin_hi: d.position_max * s,
+                ang_lo: d.rotation_min,
+                ang_hi: d.rotation_max,
+                lin_k: d.position_spring.max(Vec3::ZERO),
+                ang_k: d.rotation_spring.max(Vec3::ZERO),
+            });
             joints.push(JointRt {
                 def: index,
                 a,
                 b,
                 frame_a,
                 frame_b,
-                plan: p,
                 min: d.rotation_min,
                 max: d.rotation_max,
-                spring,
             });
         }
 
@@ -525,6 +545,9 @@ impl Ragdoll {
             bodies,
             body_of_def,
             joints,
+            six,
+            solver: JointSolver::default(),
+            states: Vec::new(),
             projection,
             roles,
             step,
@@ -727,8 +750,9 @@ impl Ragdoll {
                     self.world.bodies[b.handle].set_next_kinematic_position(p.to_r());
                 }
             }
-            self.apply_springs();
-            self.world.step(self.gravity);
+            self.solve_joints(alpha);
+            // Gravity is already in the velocities (see `solve_joints`).
+            self.world.step(Vec3::ZERO);
             let pairs = self
                 .world
                 .narrow
@@ -818,30 +842,57 @@ impl Ragdoll {
         (pose(j.a).mul(j.frame_a), pose(j.b).mul(j.frame_b))
     }
 
-    fn apply_springs(&mut self) {
+    /// Bullet's step up to the constraint solve, then the joints (see [`six_dof`]): dynamic
+    /// bodies get this step's gravity and damping, kinematic ones the velocity that reaches
+    /// their pose at `alpha` of the frame, the joint rows are solved on those velocities, and
+    /// the dynamic results go back to rapier, which adds contacts and integrates.
+    fn solve_joints(&mut self, alpha: f32) {
+        let h = self.step;
+        self.states.clear();
         for b in &self.bodies {
-            if !b.driven {
-                self.world.bodies[b.handle].reset_forces(false);
-            }
-        }
-        for j in &self.joints {
-            if j.spring == Vec3::ZERO {
-                continue;
-            }
-            let (fa, fb) = self.joint_frames(j);
-            let mut rel = fa.r.inverse() * fb.r;
-            if rel.w < 0.0 {
-                rel = -rel;
-            }
-            let theta = rel.to_scaled_axis();
-            let torque = fa.r * (-j.spring * theta);
-            if !torque.is_finite() {
-                continue;
-            }
-            for (i, sign) in [(j.b, 1.0f32), (j.a, -1.0)] {
-                if !self.bodies[i].driven {
-                    self.world.bodies[self.bodies[i].handle].add_torque(to_r(torque * sign), true);
+            let rb = &self.world.bodies[b.handle];
+            let pose = Rigid::from_r(rb.position());
+            let state = if b.driven {
+                let next = b.prev.lerp(b.target, alpha);
+                let mut dq = next.r * pose.r.inverse();
+                if dq.w < 0.0 {
+                    dq = -dq;
                 }
+                BodyState {
+                    pose,
+                    v: (next.t - pose.t) / h,
+                    w: dq.to_scaled_axis() / h,
+                    inv_mass: 0.0,
+                    inv_inertia: Mat3::ZERO,
+                }
+            } else {
+                let mut v = from_r(rb.linvel()) + self.gravity * h;
+                let mut w = from_r(rb.angvel());
+                if self.options.bullet_damping {
+                    (v, w) = bullet_damp(v, w, b.damping, h);
+                }
+                let rot = Mat3::from_quat(pose.r);
+                BodyState {
+                    pose,
+                    v,
+                    w,
+                    inv_mass: b.inv_mass,
+                    inv_inertia: rot * Mat3::from_diagonal(b.inv_inertia) * rot.transpose(),
+                }
+            };
+            self.states.push(state);
+        }
+        self.solver.solve(
+            &self.six,
+            &mut self.states,
+            h,
+            self.options.joint_iterations,
+        );
+        for (b, st) in self.bodies.iter().zip(&self.states) {
+            if !b.driven && st.v.is_finite() && st.w.is_finite() {
+                let rb = &mut self.world.bodies[b.handle];
+                rb.set_linvel(to_r(st.v), true);
+                rb.set_angvel(to_r(st.w), true);
             }
         }
     }
@@ -863,7 +914,9 @@ impl Ragdoll {
                 continue;
             }
             let rel = if rotate {
-                JointRt::rel_from_angles(clamped)
+                let e = JointRt::angles(&fa, &fb);
+                let f: f32 = std::env::var("SINEW_FRAC").map(|v| v.parse().unwrap()).unwrap_or(1.0);
+                JointRt::rel_from_angles(e + (clamped - e) * f)
             } else {
                 fa.r.inverse() * fb.r
             };

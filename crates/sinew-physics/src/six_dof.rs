@@ -1,0 +1,407 @@
+//! MMD's six-axis spring joint, solved as Bullet's generic 6-DOF spring constraint solves it.
+//!
+//! MMD models are authored against Bullet (`btGeneric6DofSpringConstraint`): MMD itself,
+//! babylon-mmd, saba and mmd-anim all simulate them with it, so the authored numbers only mean
+//! what they mean there. Rapier's generic joint cannot express them: its angular limits are not
+//! Bullet's XYZ Euler box, its coupled axes fight (rapier issue #937), it has no spring rows of
+//! Bullet's kind, and its limits are either far softer (≈ 1 rad of drift on a dancing ponytail)
+//! or, with projection, far stiffer than Bullet's. The ragdoll therefore keeps rapier for bodies,
+//! contacts and integration, and solves the joints itself, before each rapier step, as Bullet
+//! does:
+//!
+//! * **Frames**: the joint frame in each body (`frame_a`, `frame_b`, fixed at bind).
+//! * **Angles**: the XYZ Euler angles of frame A seen from frame B (`euler_xyz(B⁻¹·A)`; Bullet
+//!   reads `A⁻¹·B` transposed), their rate axes `B·x`, `A·z` and the axis normal to both,
+//!   re-orthogonalised as Bullet does.
+//! * **Rows** per axis (three linear along frame A's axes at the two anchors, three angular):
+//!   outside `[lo, hi]` a one-sided limit row (both sides when `lo == hi`: a locked axis) whose
+//!   bias corrects [`STOP_ERP`] of the error per step; inside, when the axis has a spring, a
+//!   motor row driving the axis toward 0 at `fps · damping / iterations · (−k·δ)` with an impulse
+//!   capped at `|k·δ| / fps` (Bullet's spring); `lo > hi` leaves the axis free.
+//! * **Solve**: projected Gauss–Seidel over the rows, [`ITERATIONS`] sweeps, no warm start (as
+//!   Bullet's 6-DOF), on velocities that already carry this step's gravity and damping;
+//!   kinematic bodies enter with the velocity that takes them to their next pose.
+//!
+//! What stays different from Bullet: contacts are solved by rapier after the joints instead of
+//! in the same sweeps, Bullet's mass-weighted "frame offset" anchor is the plain anchor here,
+//! and rapier integrates positions.
+
+use glam::{Mat3, Vec3};
+
+use crate::world::Rigid;
+use sinew::math::euler_xyz_from_quat;
+
+/// Fraction of a limit error corrected per step (the stop ERP MMD runtimes give Bullet's
+/// 6-DOF joints on all six axes; babylon-mmd and saba use 0.475).
+pub const STOP_ERP: f32 = 0.475;
+
+/// Gauss–Seidel sweeps over the joint rows per step (Bullet's default solver iterations; also
+/// the divisor of its spring velocity).
+pub const ITERATIONS: usize = 10;
+
+/// Bullet's default spring damping (`btGeneric6DofSpringConstraint`).
+const SPRING_DAMPING: f32 = 1.0;
+
+/// One joint's authored data in solver form.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SixDof {
+    pub a: usize,
+    pub b: usize,
+    /// Joint frame in body A's / B's local (simulation) frame.
+    pub frame_a: Rigid,
+    pub frame_b: Rigid,
+    /// Translation limits (frame A axes, simulation units) and rotation limits (radians).
+    pub lin_lo: Vec3,
+    pub lin_hi: Vec3,
+    pub ang_lo: Vec3,
+    pub ang_hi: Vec3,
+    /// Spring stiffnesses; 0 = no spring on that axis.
+    pub lin_k: Vec3,
+    pub ang_k: Vec3,
+}
+
+/// One body as the joint solve sees it during a step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyState {
+    pub pose: Rigid,
+    pub v: Vec3,
+    pub w: Vec3,
+    pub inv_mass: f32,
+    pub inv_inertia: Mat3,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    a: u32,
+    b: u32,
+    /// Linear Jacobian of A (B's is its negative).
+    lin: Vec3,
+    ang_a: Vec3,
+    ang_b: Vec3,
+    /// `I⁻¹·ang` of each side.
+    ia: Vec3,
+    ib: Vec3,
+    m_eff: f32,
+    rhs: f32,
+    lo: f32,
+    hi: f32,
+    acc: f32,
+}
+
+/// Bullet's `getMotorFactor`: how much of a motor's velocity is allowed near a limit.
+fn motor_factor(pos: f32, lo: f32, hi: f32, vel: f32, time_fact: f32) -> f32 {
+    if lo > hi {
+        return 1.0;
+    }
+    if lo == hi {
+        return 0.0;
+    }
+    let delta_max = vel / time_fact;
+    if delta_max < 0.0 {
+        if pos >= lo && pos < lo - delta_max {
+            (lo - pos) / delta_max
+        } else if pos < lo {
+            0.0
+        } else {
+            1.0
+        }
+    } else if delta_max > 0.0 {
+        if pos <= hi && pos > hi - delta_max {
+            (hi - pos) / delta_max
+        } else if pos > hi {
+            0.0
+        } else {
+            1.0
+        }
+    } else {
+        0.0
+    }
+}
+
+/// What a limit test found on one axis.
+enum Limit {
+    Inside,
+    /// Below `lo` (error `< 0`) or above `hi` (error `> 0`); `both`: `lo == hi`.
+    Out { error: f32, both: bool },
+}
+
+fn test_limit(value: f32, lo: f32, hi: f32) -> Limit {
+    if lo > hi {
+        Limit::Inside
+    } else if value < lo {
+        Limit::Out {
+            error: value - lo,
+            both: lo == hi,
+        }
+    } else if value > hi {
+        Limit::Out {
+            error: value - hi,
+            both: lo == hi,
+        }
+    } else {
+        Limit::Inside
+    }
+}
+
+/// The joint solver's scratch (rows are rebuilt every step; the buffer is reused).
+#[derive(Debug, Default)]
+pub(crate) struct JointSolver {
+    rows: Vec<Row>,
+}
+
+impl JointSolver {
+    /// Builds every joint's rows for a step of `h` seconds and runs the sweeps, updating the
+    /// velocities in `bodies`.
+    pub fn solve(&mut self, joints: &[SixDof], bodies: &mut [BodyState], h: f32, iterations: usize) {
+        self.rows.clear();
+        let fps = 1.0 / h;
+        let k = fps * STOP_ERP;
+        let vel_factor = fps * SPRING_DAMPING / ITERATIONS as f32;
+        for j in joints {
+            let (sa, sb) = (&bodies[j.a], &bodies[j.b]);
+            let fa = sa.pose.mul(j.frame_a);
+            let fb = sb.pose.mul(j.frame_b);
+            // Linear rows along frame A's axes at the two anchors.
+            let ra = fa.t - sa.pose.t;
+            let rb = fb.t - sb.pose.t;
+            let diff = fb.t - fa.t;
+            for i in 0..3 {
+                let n = fa.r * Vec3::AXES[i];
+                let value = n.dot(diff);
+                let (lo, hi) = (j.lin_lo[i], j.lin_hi[i]);
+                let row = |rhs: f32, lo: f32, hi: f32| Row {
+                    a: j.a as u32,
+                    b: j.b as u32,
+                    lin: n,
+                    ang_a: ra.cross(n),
+                    ang_b: -rb.cross(n),
+                    ia: Vec3::ZERO,
+                    ib: Vec3::ZERO,
+                    m_eff: 0.0,
+                    rhs,
+                    lo,
+                    hi,
+                    acc: 0.0,
+                };
+                match test_limit(value, lo, hi) {
+                    // Rows measure A's anchor velocity minus B's along n: −d(value)/dt.
+                    Limit::Out { error, both } => {
+                        let (l, u) = if both {
+                            (f32::NEG_INFINITY, f32::INFINITY)
+                        } else if error > 0.0 {
+                            (0.0, f32::INFINITY)
+                        } else {
+                            (f32::NEG_INFINITY, 0.0)
+                        };
+                        self.rows.push(row(k * error, l, u));
+                    }
+                    Limit::Inside if j.lin_k[i] != 0.0 && lo != hi => {
+                        let force = value * j.lin_k[i];
+                        let target = vel_factor * force;
+                        let f = motor_factor(value, lo, hi, -target, k);
+                        let cap = force.abs() / fps;
+                        self.rows.push(row(f * target, -cap, cap));
+                    }
+                    Limit::Inside => {}
+                }
+            }
+            // Angular rows: Bullet's angles and their rate axes.
+            let e = euler_xyz_from_quat(fb.r.inverse() * fa.r);
+            let u0 = fb.r * Vec3::X;
+            let u2 = fa.r * Vec3::Z;
+            let u1 = u2.cross(u0).normalize_or_zero();
+            let axes = [
+                u1.cross(u2).normalize_or_zero(),
+                u1,
+                u0.cross(u1).normalize_or_zero(),
+            ];
+            for (i, axis) in axes.into_iter().enumerate() {
+                if axis == Vec3::ZERO {
+                    continue;
+                }
+                let (lo, hi) = (j.ang_lo[i], j.ang_hi[i]);
+                let row = |rhs: f32, lo: f32, hi: f32| Row {
+                    a: j.a as u32,
+                    b: j.b as u32,
+                    lin: Vec3::ZERO,
+                    ang_a: axis,
+                    ang_b: -axis,
+                    ia: Vec3::ZERO,
+                    ib: Vec3::ZERO,
+                    m_eff: 0.0,
+                    rhs,
+                    lo,
+                    hi,
+                    acc: 0.0,
+                };
+                // Rows measure axis·(ω_A − ω_B): d(angle)/dt.
+                match test_limit(e[i], lo, hi) {
+                    Limit::Out { error, both } => {
+                        let (l, u) = if both {
+                            (f32::NEG_INFINITY, f32::INFINITY)
+                        } else if error < 0.0 {
+                            (0.0, f32::INFINITY)
+                        } else {
+                            (f32::NEG_INFINITY, 0.0)
+                        };
+                        self.rows.push(row(-k * error, l, u));
+                    }
+                    Limit::Inside if j.ang_k[i] != 0.0 && lo != hi => {
+                        let force = -e[i] * j.ang_k[i];
+                        let target = vel_factor * force;
+                        let f = motor_factor(e[i], lo, hi, target, k);
+                        let cap = force.abs() / fps;
+                        self.rows.push(row(f * target, -cap, cap));
+                    }
+                    Limit::Inside => {}
+                }
+            }
+        }
+        // Effective masses; rows between two immovable bodies are dropped.
+        self.rows.retain_mut(|r| {
+            let (sa, sb) = (&bodies[r.a as usize], &bodies[r.b as usize]);
+            r.ia = sa.inv_inertia * r.ang_a;
+            r.ib = sb.inv_inertia * r.ang_b;
+            let lin2 = r.lin.length_squared();
+            let d = lin2 * (sa.inv_mass + sb.inv_mass) + r.ang_a.dot(r.ia) + r.ang_b.dot(r.ib);
+            r.m_eff = if d > 1e-12 && d.is_finite() { 1.0 / d } else { 0.0 };
+            r.m_eff > 0.0 && r.rhs.is_finite()
+        });
+        for _ in 0..iterations {
+            for r in &mut self.rows {
+                let (a, b) = (r.a as usize, r.b as usize);
+                let jv = r.lin.dot(bodies[a].v) + r.ang_a.dot(bodies[a].w)
+                    - r.lin.dot(bodies[b].v)
+                    + r.ang_b.dot(bodies[b].w);
+                let mut delta = (r.rhs - jv) * r.m_eff;
+                let next = (r.acc + delta).clamp(r.lo, r.hi);
+                delta = next - r.acc;
+                r.acc = next;
+                if delta == 0.0 {
+                    continue;
+                }
+                let (ima, imb) = (bodies[a].inv_mass, bodies[b].inv_mass);
+                bodies[a].v += r.lin * (ima * delta);
+                bodies[a].w += r.ia * delta;
+                bodies[b].v -= r.lin * (imb * delta);
+                bodies[b].w += r.ib * delta;
+            }
+        }
+    }
+}
+
+/// Bullet's principal inertia of a box with half extents `h` (`m/12 · (l_y² + l_z², …)`, `l = 2h`).
+pub(crate) fn box_inertia(mass: f32, h: Vec3) -> Vec3 {
+    let l2 = (h * 2.0) * (h * 2.0);
+    Vec3::new(l2.y + l2.z, l2.x + l2.z, l2.x + l2.y) * (mass / 12.0)
+}
+
+/// Bullet's inertia of a Y capsule: that of its bounding box (`btCapsuleShape`).
+pub(crate) fn capsule_inertia(mass: f32, radius: f32, height: f32) -> Vec3 {
+    box_inertia(mass, Vec3::new(radius, radius + height * 0.5, radius))
+}
+
+/// Inertia of a solid sphere, `2/5 · m · r²` (`btSphereShape`).
+pub(crate) fn sphere_inertia(mass: f32, radius: f32) -> Vec3 {
+    Vec3::splat(0.4 * mass * radius * radius)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+
+    fn body(t: Vec3, mass: f32) -> BodyState {
+        BodyState {
+            pose: Rigid::new(t, Quat::IDENTITY),
+            v: Vec3::ZERO,
+            w: Vec3::ZERO,
+            inv_mass: if mass > 0.0 { 1.0 / mass } else { 0.0 },
+            inv_inertia: if mass > 0.0 {
+                Mat3::from_diagonal(Vec3::ONE / sphere_inertia(mass, 0.5))
+            } else {
+                Mat3::ZERO
+            },
+        }
+    }
+
+    fn joint(lo: Vec3, hi: Vec3) -> SixDof {
+        SixDof {
+            a: 0,
+            b: 1,
+            frame_a: Rigid::new(Vec3::new(0.0, -1.0, 0.0), Quat::IDENTITY),
+            frame_b: Rigid::new(Vec3::new(0.0, 1.0, 0.0), Quat::IDENTITY),
+            lin_lo: Vec3::ZERO,
+            lin_hi: Vec3::ZERO,
+            ang_lo: lo,
+            ang_hi: hi,
+            lin_k: Vec3::ZERO,
+            ang_k: Vec3::ZERO,
+        }
+    }
+
+    #[test]
+    fn motor_factor_matches_bullet_cases() {
+        assert_eq!(motor_factor(0.0, 1.0, -1.0, 5.0, 1.0), 1.0);
+        assert_eq!(motor_factor(0.0, 0.5, 0.5, 5.0, 1.0), 0.0);
+        assert_eq!(motor_factor(0.0, -1.0, 1.0, 0.5, 1.0), 1.0);
+        assert!((motor_factor(0.9, -1.0, 1.0, 0.5, 1.0) - 0.2).abs() < 1e-6);
+        assert_eq!(motor_factor(1.5, -1.0, 1.0, 0.5, 1.0), 0.0);
+    }
+
+    #[test]
+    fn a_separated_anchor_is_pulled_together() {
+        // B hangs from a fixed A with its anchor 0.1 too low: the rows move B up.
+        let mut bodies = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.1, 0.0), 1.0)];
+        let j = joint(Vec3::ZERO, Vec3::ZERO);
+        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        let v = bodies[1].v;
+        assert!(v.y > 0.0, "{v}");
+        // Bullet's bias: ERP · error · fps.
+        assert!((v.y - STOP_ERP * 0.1 * 60.0).abs() < 0.05, "{v}");
+    }
+
+    #[test]
+    fn limit_rows_push_back_only_outside_the_box() {
+        // B rotated about X so that Bullet's angle (A seen from B) is −0.3, below lo = −0.2.
+        let mut bodies = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.0, 0.0), 1.0)];
+        let q = Quat::from_rotation_x(0.3);
+        // Keep the anchor: B's centre under the joint point (0, −1, 0).
+        bodies[1].pose = Rigid::new(Vec3::new(0.0, -1.0, 0.0) + q * Vec3::new(0.0, -1.0, 0.0), q);
+        let lo = Vec3::new(-0.2, -0.1, -0.1);
+        let hi = Vec3::new(0.2, 0.1, 0.1);
+        let j = joint(lo, hi);
+        let e = euler_xyz_from_quat(j.frame_b.r.inverse() * q.inverse());
+        assert!((e.x + 0.3).abs() < 1e-5, "{e}");
+        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        // The angle (−ω_B about x) must grow: B turns back, ω_B.x < 0.
+        assert!(bodies[1].w.x < 0.0, "{}", bodies[1].w);
+        // Inside the box nothing moves (no spring).
+        let mut still = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.0, 0.0), 1.0)];
+        JointSolver::default().solve(&[j], &mut still, 1.0 / 60.0, ITERATIONS);
+        assert_eq!(still[1].w, Vec3::ZERO);
+        assert_eq!(still[1].v, Vec3::ZERO);
+    }
+
+    #[test]
+    fn springs_pull_toward_zero_with_a_capped_impulse() {
+        let mut bodies = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.0, 0.0), 1.0)];
+        let q = Quat::from_rotation_z(0.1);
+        bodies[1].pose = Rigid::new(Vec3::new(0.0, -1.0, 0.0) + q * Vec3::new(0.0, -1.0, 0.0), q);
+        let mut j = joint(Vec3::splat(-1.0), Vec3::splat(1.0));
+        j.ang_k = Vec3::splat(10.0);
+        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        // Back toward the rest angle: ω_B.z < 0, and the impulse is at most k·δ/fps.
+        let w = bodies[1].w;
+        assert!(w.z < 0.0, "{w}");
+        let inertia = sphere_inertia(1.0, 0.5).z;
+        assert!(w.z.abs() * inertia <= 10.0 * 0.1 / 60.0 * 1.5 + 1e-4, "{w}");
+    }
+
+    #[test]
+    fn bullet_inertias() {
+        assert_eq!(box_inertia(12.0, Vec3::new(0.5, 1.0, 1.5)), Vec3::new(13.0, 10.0, 5.0));
+        let c = capsule_inertia(12.0, 0.5, 1.0);
+        assert_eq!(c, box_inertia(12.0, Vec3::new(0.5, 1.0, 0.5)));
+    }
+}
