@@ -137,17 +137,10 @@ impl MmdPhysics {
             .map(|b| b.desc().size.x.abs().max(1e-3))
             .collect();
         let body = SkeletonInstance::new(model);
-        let mut options = PhysicsOptions {
+        let options = PhysicsOptions {
             teleport_distance: teleport,
             ..PhysicsOptions::default()
         };
-        if let Ok(v) = std::env::var("SINEW_PROJ_TOL") {
-            let v: f32 = v.parse().unwrap();
-            options.joint_projection = (v >= 0.0).then(|| sinew_physics::JointProjection { angular_tolerance: v, linear_tolerance: 0.002 });
-        }
-        if let Ok(v) = std::env::var("SINEW_ITERS") {
-            options.solver_iterations = v.parse().unwrap();
-        }
         let mut ragdoll =
             Ragdoll::new(model, options).map_err(|e| bad_input(path, format!("physics: {e}")))?;
         ragdoll.set_gravity(gravity);

@@ -2,8 +2,10 @@
 //!
 //! Turns a model's physics table (`SkeletonDynamics::physics()`: rigid bodies, six-axis
 //! spring joints, writeback options) into a simulated ragdoll per instance — hair, skirts,
-//! capes, full ragdolls — on [rapier3d]. Each [`Ragdoll`] owns a private rapier world, so
-//! instances are independent and step in parallel (`Ragdoll: Send`).
+//! capes, full ragdolls — on [rapier3d] for bodies, contacts and integration, with the joints
+//! solved as Bullet's generic 6-DOF spring constraint (the engine MMD models are authored
+//! for). Each [`Ragdoll`] owns a private world, so instances are independent and step in
+//! parallel (`Ragdoll: Send`); the engine never shows in the API.
 //!
 //! ## Place in the frame
 //!
@@ -12,7 +14,8 @@
 //!      → Ragdoll::evaluate_physics_frame:
 //!          drive     kinematic bodies ← animated bone · bone_to_body, interpolated per sub-step
 //!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame;
-//!                    after each step, joint projection puts bodies back onto their joints
+//!                    each: gravity + Bullet damping → joint rows (Gauss–Seidel, 10 sweeps)
+//!                    → rapier (contacts, integration) → optional joint projection
 //!          guard     NaN / exploded bodies reset to their animated pose, reported
 //!          writeback dynamic bones → output locals, parent before child (rigid or affine),
 //!                    bind-pose followers
@@ -53,13 +56,17 @@
 //! Friction and restitution combine by multiplication (Bullet's rule). Damping is read as
 //! Bullet's per-second fraction by default ([`PhysicsOptions::bullet_damping`]).
 //!
-//! Joints: see [`joint_map`] for the cone/twist mapping. The solver alone does not hold
-//! limits when light chains hang from a fast kinematic body (the miku_v2 dance drifts ≈ 1 rad
-//! past MMD's boxes, a walking ponytail ≈ 2.6 rad), so after every step [`JointProjection`]
-//! moves the body farther from the kinematic root back onto its joint's authored XYZ-Euler box
-//! and anchor, PhysX-style: tree joints then stay within the projection tolerance (0.02 rad by
-//! default; measured ≤ 0.020 rad over the whole dance). Loop-closing joints stay with the
-//! solver.
+//! Joints: each six-axis spring joint is solved as `btGeneric6DofSpringConstraint` (see the
+//! `six_dof` module): translation and rotation limits per axis (rotation angles are the XYZ
+//! Euler angles of frame A seen from frame B, Bullet's convention, which MMD's authored boxes
+//! use), `lo == hi` locks an axis at that value, `lo > hi` frees it, limit rows correct 0.475
+//! of their error per step, springs are Bullet's motor rows, and kinematic bodies enter the
+//! solve with the velocity that reaches their next pose. Limits give a little under load, as
+//! Bullet's do; [`JointProjection`] (off by default) makes them hard.
+//!
+//! Measured against Bullet (babylon-mmd 1.3.0) on miku_v2 (`../shared/conformance/physics`,
+//! median distance of the simulated bones to Bullet's ÷ the same without physics): rest 0.02,
+//! held leg IK 0.03, sway 0.13, upper-body turn 0.15, wavefile dance 0.23.
 
 mod error;
 mod module;

@@ -371,8 +371,16 @@ impl Ragdoll {
             }
             .pose(bind_sim.to_r())
             // Bullet damping is applied by `apply_damping`; otherwise rapier's own.
-            .linear_damping(if options.bullet_damping { 0.0 } else { d.linear_damping })
-            .angular_damping(if options.bullet_damping { 0.0 } else { d.angular_damping })
+            .linear_damping(if options.bullet_damping {
+                0.0
+            } else {
+                d.linear_damping
+            })
+            .angular_damping(if options.bullet_damping {
+                0.0
+            } else {
+                d.angular_damping
+            })
             .can_sleep(false)
             .user_data(rt as u128)
             .build();
@@ -400,13 +408,13 @@ impl Ragdoll {
                 collider.mass(if driven { 0.0 } else { d.mass })
             };
             let collider = collider
-            .friction(d.friction)
-            .restitution(d.restitution)
-            .friction_combine_rule(CoefficientCombineRule::Multiply)
-            .restitution_combine_rule(CoefficientCombineRule::Multiply)
-            .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
-            .user_data(rt as u128)
-            .build();
+                .friction(d.friction)
+                .restitution(d.restitution)
+                .friction_combine_rule(CoefficientCombineRule::Multiply)
+                .restitution_combine_rule(CoefficientCombineRule::Multiply)
+                .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+                .user_data(rt as u128)
+                .build();
             world
                 .colliders
                 .insert_with_parent(collider, handle, &mut world.bodies);
@@ -914,9 +922,7 @@ impl Ragdoll {
                 continue;
             }
             let rel = if rotate {
-                let e = JointRt::angles(&fa, &fb);
-                let f: f32 = std::env::var("SINEW_FRAC").map(|v| v.parse().unwrap()).unwrap_or(1.0);
-                JointRt::rel_from_angles(e + (clamped - e) * f)
+                JointRt::rel_from_angles(clamped)
             } else {
                 fa.r.inverse() * fb.r
             };

@@ -121,9 +121,6 @@ impl PhysicsHooks for GroupFilter {
         if !dynamic(ctx.rigid_body1) && !dynamic(ctx.rigid_body2) {
             return None;
         }
-        if std::env::var_os("SINEW_NOCOLLIDE").is_some() {
-            return None;
-        }
         let group = |c| {
             ctx.colliders
                 .get(c)

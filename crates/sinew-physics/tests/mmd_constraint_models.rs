@@ -1,14 +1,14 @@
 //! babylon-mmd's `constraint_test*.pmx` joint test models load, and simulate for four seconds
-//! with their root swinging: no NaN, no bad bodies, anchors together, joints within their
-//! authored boxes (tree joints within the projection tolerance). Skips (with a message) when
-//! the shared assets are absent.
+//! with their root swinging: no NaN, no bad bodies, anchors together, joints near their
+//! authored boxes (Bullet's soft limits by default; within the projection tolerance with
+//! joint projection on). Skips (with a message) when the shared assets are absent.
 
 use glam::{Affine3A, Quat, Vec3};
 use sinew::dynamics::SkeletonDynamicsBuilder;
 use sinew::{Model, SkeletonInstance};
 use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
 use sinew_mmd::{MmdModel, MmdReaderOptions};
-use sinew_physics::{PhysicsOptions, Ragdoll};
+use sinew_physics::{JointProjection, PhysicsOptions, Ragdoll};
 
 const DIR: &str = "mmd/babylon-mmd-res/res/model";
 
@@ -53,36 +53,65 @@ fn constraint_test_models_load_and_simulate() {
         let physics = model.dynamics().physics();
         let (bodies, joints) = (physics.bodies().len(), physics.joints().len());
         assert!(bodies > 0, "{name}: no rigid bodies read");
-        let mut inst = SkeletonInstance::new(&model);
-        let mut ragdoll = Ragdoll::new(&model, PhysicsOptions::default()).unwrap();
-        ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
-        let dt = 1.0 / 60.0;
-        let (mut worst_joint, mut worst_sep) = (0.0f32, 0.0f32);
-        for frame in 0..240 {
-            let t = frame as f32 * dt;
-            // Swing the first root bone: the kinematic bodies drag the dynamic ones.
-            let root = &mut inst.input_mut()[0];
-            root.translation = Vec3::new(3.0 * (t * 3.0).sin(), 0.0, 0.0);
-            root.rotation = Quat::from_rotation_y(0.5 * (t * 2.0).sin());
-            inst.update_transform();
-            let rep = ragdoll.evaluate_physics_frame(&mut inst, t, dt).unwrap();
-            assert!(
-                rep.bad_bodies.is_empty(),
-                "{name} frame {frame}: {:?}",
-                rep.bad_bodies
+        // Bullet's soft limits (default), then hard ones (projection). Soft: the anchor lags a
+        // root accelerating at up to 27 units/s² (≈ 0.05 measured), and constraint_test4's box,
+        // stopped at its hinge limit against its neighbour, shares the error between the
+        // contact and the joint (0.35 measured), as under Bullet.
+        for (projection, max_excess, max_sep) in [
+            (None, 0.1, 0.5),
+            (Some(JointProjection::default()), 0.025, 0.01),
+        ] {
+            let options = PhysicsOptions {
+                joint_projection: projection,
+                ..PhysicsOptions::default()
+            };
+            let (worst_joint, worst_sep, created) = simulate(&model, options, &name);
+            eprintln!(
+                "{name} (projection {}): {bodies} bodies, {joints} joints ({created} created), worst joint excess {worst_joint:.4} rad, separation {worst_sep:.4}",
+                projection.is_some()
             );
             assert!(
-                inst.world().iter().all(Affine3A::is_finite),
-                "{name} frame {frame}: non-finite pose"
+                worst_joint <= max_excess,
+                "{name}: joint excess {worst_joint}"
             );
+            assert!(
+                worst_sep <= max_sep,
+                "{name}: anchor separation {worst_sep}"
+            );
+        }
+    }
+}
+
+/// Four seconds with the root swinging; (worst joint excess, worst anchor separation after the
+/// first 10 frames, joints created).
+fn simulate(model: &Model, options: PhysicsOptions, name: &str) -> (f32, f32, usize) {
+    let mut inst = SkeletonInstance::new(model);
+    let mut ragdoll = Ragdoll::new(model, options).unwrap();
+    ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+    let dt = 1.0 / 60.0;
+    let (mut worst_joint, mut worst_sep) = (0.0f32, 0.0f32);
+    for frame in 0..240 {
+        let t = frame as f32 * dt;
+        // Swing the first root bone: the kinematic bodies drag the dynamic ones.
+        let root = &mut inst.input_mut()[0];
+        root.translation = Vec3::new(3.0 * (t * 3.0).sin(), 0.0, 0.0);
+        root.rotation = Quat::from_rotation_y(0.5 * (t * 2.0).sin());
+        inst.update_transform();
+        let rep = ragdoll.evaluate_physics_frame(&mut inst, t, dt).unwrap();
+        assert!(
+            rep.bad_bodies.is_empty(),
+            "{name} frame {frame}: {:?}",
+            rep.bad_bodies
+        );
+        assert!(
+            inst.world().iter().all(Affine3A::is_finite),
+            "{name} frame {frame}: non-finite pose"
+        );
+        // The first frames catch up with a root that starts at full speed (as Bullet's do).
+        if frame >= 10 {
             worst_joint = worst_joint.max(rep.worst_joint_violation);
             worst_sep = worst_sep.max(rep.worst_joint_separation);
         }
-        eprintln!(
-            "{name}: {bodies} bodies, {joints} joints ({} created), worst joint excess {worst_joint:.4} rad, separation {worst_sep:.4}",
-            ragdoll.joint_count()
-        );
-        assert!(worst_joint <= 0.025, "{name}: joint excess {worst_joint}");
-        assert!(worst_sep <= 0.01, "{name}: anchor separation {worst_sep}");
     }
+    (worst_joint, worst_sep, ragdoll.joint_count())
 }

@@ -1,7 +1,8 @@
 //! Soak test: miku_v2.pmd dancing wavefile_v2.vmd for the whole motion with physics on (hair,
 //! skirt, necktie, sleeves). No NaN, every dynamic body within a bound of its bone's animated
-//! position, no teleport resets, every joint within its authored box to 0.025 rad, and the
-//! same run twice gives identical output. Skips (with a message) when the shared assets are absent.
+//! position, no teleport resets, joints as far past their authored boxes as Bullet's go (its
+//! limits are soft under load, and MMD's look depends on it), and the same run twice gives
+//! identical output. Skips (with a message) when the shared assets are absent.
 //!
 //! The MMD runtime evaluates the bones before physics; their world pose goes into a generic
 //! instance whose model holds only the physics table; the ragdoll steps and writes back; the
@@ -29,7 +30,8 @@ fn assets() -> Option<PathBuf> {
 struct Run {
     worst_deviation: f32,
     worst_joint: f32,
-    worst_projected: f32,
+    /// Per frame: the largest joint-limit excess (radians).
+    excess: Vec<f32>,
     resets: usize,
     checksum: f64,
     frames: usize,
@@ -71,7 +73,7 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
     let mut out = Run {
         worst_deviation: 0.0,
         worst_joint: 0.0,
-        worst_projected: 0.0,
+        excess: Vec::new(),
         resets: 0,
         checksum: 0.0,
         frames: 0,
@@ -94,7 +96,7 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
         }
         out.worst_deviation = out.worst_deviation.max(report.worst_body_deviation);
         out.worst_joint = out.worst_joint.max(report.worst_joint_violation);
-        out.worst_projected = out.worst_projected.max(report.worst_projected_excess);
+        out.excess.push(report.worst_joint_violation);
         let world: Vec<Affine3A> = body.world().to_vec();
         assert!(
             world.iter().all(Affine3A::is_finite),
@@ -117,21 +119,29 @@ fn miku_dances_the_whole_motion_with_physics() {
     let Some(dir) = assets() else { return };
     let last = 2809;
     let a = run(&dir, last);
+    let mut excess = a.excess.clone();
+    excess.sort_by(f32::total_cmp);
+    let pct = |p: f64| excess[((excess.len() - 1) as f64 * p).round() as usize];
+    let (median, p90) = (pct(0.5), pct(0.9));
     eprintln!(
-        "soak: {} frames, worst dynamic body deviation from its bone {:.3} units, worst joint limit excess {:.3} rad (solver drift corrected by projection up to {:.3} rad), {} resets",
-        a.frames, a.worst_deviation, a.worst_joint, a.worst_projected, a.resets
+        "soak: {} frames, worst dynamic body deviation from its bone {:.3} units, joint-limit excess per frame: median {median:.3}, p90 {p90:.3}, max {:.3} rad, {} resets",
+        a.frames, a.worst_deviation, a.worst_joint, a.resets
     );
     // Bound (MMD units; the model is ≈ 20 tall and its twin tails ≈ 12 long): a body may swing
-    // around its bone — the tail tips legitimately travel ~14 units — but never fly off.
+    // around its bone — around frame 710 the dance flings the left tail above the head, ≈ 20
+    // units from its animated place under Bullet too — but never fly off.
     assert!(
-        a.worst_deviation < 20.0,
+        a.worst_deviation < 30.0,
         "a body strayed {} units from its bone",
         a.worst_deviation
     );
-    // Joint limits: every joint within its authored XYZ-Euler box to 0.025 rad (projection
-    // tolerance 0.02 plus rounding); without projection the solver alone drifts ≈ 3 rad here.
+    // Joint limits give under load as Bullet's do. Bullet's own worst excess per sampled frame
+    // over this dance (from ../shared/conformance/physics, hair joints): median 0.19, p90 0.53,
+    // max 2.3 rad; measured here 0.21 / 0.54 / 2.2.
+    assert!(median <= 0.3, "median joint excess {median} rad");
+    assert!(p90 <= 0.8, "p90 joint excess {p90} rad");
     assert!(
-        a.worst_joint <= 0.025,
+        a.worst_joint < std::f32::consts::PI,
         "a joint left its box by {} rad",
         a.worst_joint
     );
