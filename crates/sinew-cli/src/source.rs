@@ -298,7 +298,11 @@ impl Animator {
             bone_count: model.bones().len(),
             inner: Inner::Mmd {
                 locals: vec![Transform::IDENTITY; model.skeleton().len()],
-                inst: Box::new(MmdInstance::new(Arc::clone(&model))),
+                inst: Box::new({
+                    let mut inst = MmdInstance::new(Arc::clone(&model));
+                    inst.set_physics_active(physics.is_some());
+                    inst
+                }),
                 player,
                 physics,
             },

@@ -40,6 +40,7 @@ use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 
 use crate::axis_limit::AxisLimit;
 use crate::model::{MmdIk, MmdIkLink, MmdModel};
+use crate::pmx::PhysicsMode;
 
 mod lockstep;
 
@@ -355,6 +356,10 @@ pub struct MmdInstance {
     /// Animated local rotation, per file bone (VMD/VPD "r").
     rotation: Vec<Quat>,
     ik_enabled: Vec<bool>,
+    /// Per IK bone: every link carries a simulated (non-follow-bone) rigid body.
+    ik_simulated: Vec<bool>,
+    /// Physics is on: chains whose links are all simulated are not solved.
+    physics_active: bool,
     world: Vec<Affine3A>,
     is_chain: Vec<bool>,
     ik_rotation: Vec<Quat>,
@@ -486,6 +491,26 @@ impl MmdInstance {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
+            ik_simulated: {
+                let mut simulated_bone = vec![false; n];
+                for b in &model.rigid_bodies {
+                    if let (Some(i), false) = (b.bone, b.mode == PhysicsMode::FollowBone) {
+                        if i < n {
+                            simulated_bone[i] = true;
+                        }
+                    }
+                }
+                model
+                    .bones
+                    .iter()
+                    .map(|b| {
+                        b.ik.as_ref().is_some_and(|ik| {
+                            !ik.links.is_empty() && ik.links.iter().all(|l| simulated_bone[l.bone])
+                        })
+                    })
+                    .collect()
+            },
+            physics_active: false,
             world: vec![Affine3A::IDENTITY; n],
             is_chain,
             ik_rotation: vec![Quat::IDENTITY; n],
@@ -588,6 +613,26 @@ impl MmdInstance {
             }
             _ => false,
         }
+    }
+
+    /// Tells the instance whether rigid-body physics runs after its before-physics pass. With
+    /// physics on, an IK chain whose links all carry simulated rigid bodies is not solved, as
+    /// in MMD and babylon-mmd (physics overwrites those links; a hair IK, e.g. miku_v2's
+    /// 髪ＩＫ, would otherwise bend the simulated hair's starting pose toward its target).
+    /// Default off.
+    pub fn set_physics_active(&mut self, active: bool) {
+        self.physics_active = active;
+    }
+
+    /// Whether [`Self::set_physics_active`] is on.
+    #[must_use]
+    pub fn physics_active(&self) -> bool {
+        self.physics_active
+    }
+
+    /// Whether the IK owned by bone `i` is solved this evaluation.
+    fn ik_active(&self, i: usize) -> bool {
+        self.ik_enabled[i] && !(self.physics_active && self.ik_simulated[i])
     }
 
     /// Whether the IK owned by `bone` is enabled (true for bones without IK).
@@ -732,11 +777,11 @@ impl MmdInstance {
             rotation = self.ik_rotation[i] * rotation;
         }
         self.set_world(i, rotation, position);
-        if compute_ik && self.options.ik && self.ik_enabled[i] && has_ik {
+        if compute_ik && self.options.ik && has_ik && self.ik_active(i) {
             if self.solved_early[i] {
                 self.solved_early[i] = false;
             } else if let Some(partner) =
-                self.partner[i].filter(|&p| self.lockstep && self.ik_enabled[p])
+                self.partner[i].filter(|&p| self.lockstep && self.ik_active(p))
             {
                 // The partner comes next in the evaluation order and reads nothing this
                 // chain writes: evaluate it now and solve both.

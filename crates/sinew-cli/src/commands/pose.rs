@@ -272,6 +272,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             // Simulated from frame 0; the requested frames' matrices are kept (within the
             // memory bound checked above) and written in the order asked.
             let mut physics = MmdPhysics::new(&model, &args.model)?;
+            inst.set_physics_active(true);
             let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton().len()];
             let mut kept = std::collections::HashMap::with_capacity(sorted.len());
             let mut want = sorted.iter().peekable();
