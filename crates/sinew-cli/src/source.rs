@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Quat, Vec3};
+use sinew::dynamics::{BodyMode, Shape};
 use sinew::skeleton::NO_PARENT;
 use sinew::{Model, SkeletonInstance, Transform};
 use sinew_gltf::{GltfModel, JointSampler, LoadOptions};
@@ -103,7 +104,8 @@ pub fn load_motion(path: &Path, model: &Arc<MmdModel>) -> Result<MotionPlayer, C
 pub struct MmdPhysics {
     body: SkeletonInstance,
     ragdoll: Ragdoll,
-    radii: Vec<f32>,
+    /// Per definition body: shape, size, simulated (not kinematic).
+    shapes: Vec<(Shape, Vec3, bool)>,
     frame: u64,
     /// The model file, named in errors.
     path: PathBuf,
@@ -129,12 +131,16 @@ impl MmdPhysics {
         gravity: Vec3,
         teleport: f32,
     ) -> Result<Self, CliError> {
-        let radii = model
+        let shapes = model
             .dynamics()
             .physics()
             .bodies()
             .iter()
-            .map(|b| b.desc().size.x.abs().max(1e-3))
+            .map(|b| {
+                let d = b.desc();
+                let simulated = d.mode != BodyMode::Kinematic && d.mass > 0.0;
+                (d.shape, d.size.abs(), simulated)
+            })
             .collect();
         let body = SkeletonInstance::new(model);
         let options = PhysicsOptions {
@@ -147,7 +153,7 @@ impl MmdPhysics {
         Ok(Self {
             body,
             ragdoll,
-            radii,
+            shapes,
             frame: 0,
             path: path.to_path_buf(),
         })
@@ -176,15 +182,49 @@ impl MmdPhysics {
         Ok(self.body.world())
     }
 
-    /// Every body as (centre, radius), model space.
-    pub fn bodies(&self) -> Vec<(Vec3, f32)> {
-        (0..self.ragdoll.body_count())
-            .filter_map(|i| {
-                self.ragdoll
-                    .body_pose(i)
-                    .map(|(p, _)| (p, self.radii.get(i).copied().unwrap_or(0.05)))
+    /// Every body's outline, model space.
+    pub fn bodies(&self) -> Vec<BodyOutline> {
+        self.shapes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &(shape, size, simulated))| {
+                let (center, rotation) = self.ragdoll.body_pose(i)?;
+                Some(BodyOutline {
+                    shape,
+                    size,
+                    center,
+                    rotation,
+                    simulated,
+                })
             })
             .collect()
+    }
+}
+
+/// A rigid body as drawn: its shape at its simulated pose.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyOutline {
+    /// Sphere, box or capsule.
+    pub shape: Shape,
+    /// Radius (x) / half extents / radius and cylinder height (x, y), model units.
+    pub size: Vec3,
+    /// Centre, model space.
+    pub center: Vec3,
+    /// Orientation.
+    pub rotation: Quat,
+    /// Simulated (dynamic) rather than following its bone.
+    pub simulated: bool,
+}
+
+impl BodyOutline {
+    /// Radius of a sphere around the centre that holds the body.
+    #[must_use]
+    pub fn reach(&self) -> f32 {
+        match self.shape {
+            Shape::Sphere => self.size.x,
+            Shape::Box => self.size.length(),
+            Shape::Capsule => self.size.x + self.size.y * 0.5,
+        }
     }
 }
 
@@ -193,8 +233,8 @@ impl MmdPhysics {
 pub struct Posed {
     /// World matrices.
     pub world: Vec<Affine3A>,
-    /// Rigid bodies as (centre, radius).
-    pub bodies: Vec<(Vec3, f32)>,
+    /// Rigid bodies.
+    pub bodies: Vec<BodyOutline>,
 }
 
 enum Inner {

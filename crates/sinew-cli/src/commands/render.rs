@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use glam::Vec3;
+use sinew::dynamics::Shape;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
@@ -52,6 +53,8 @@ const MAX_FRAMES: u32 = 3600;
 const SHEET_FRAMES: usize = 8;
 
 const BONE_BODY: [u8; 4] = [60, 110, 220, 255];
+/// Bodies the physics simulates (hair, skirts, ties).
+const SIMULATED_BODY: [u8; 4] = [225, 120, 30, 255];
 
 /// Parses `A..B` / `A..=B` into a half-open range.
 pub fn parse_range(text: &str) -> Result<(u32, u32), CliError> {
@@ -104,9 +107,10 @@ pub fn bounds_of(frames: &[Posed]) -> Bounds {
         for m in &f.world {
             b.include(m.translation.into());
         }
-        for &(c, r) in &f.bodies {
-            b.include(c - Vec3::splat(r));
-            b.include(c + Vec3::splat(r));
+        for body in &f.bodies {
+            let r = body.reach();
+            b.include(body.center - Vec3::splat(r));
+            b.include(body.center + Vec3::splat(r));
         }
     }
     if !b.min.is_finite() {
@@ -118,10 +122,23 @@ pub fn bounds_of(frames: &[Posed]) -> Bounds {
     b.padded(0.04)
 }
 
-/// Draws one evaluated frame: bodies, then the skeleton on top.
+/// Draws one evaluated frame: bodies as their shapes (simulated ones in orange, ones that
+/// follow their bones in blue), then the skeleton on top.
 pub fn draw(cell: &mut Cell<'_>, frame: &Posed, parents: &[u16]) {
-    for &(c, r) in &frame.bodies {
-        cell.circle(c, r, BONE_BODY);
+    for body in &frame.bodies {
+        let rgba = if body.simulated {
+            SIMULATED_BODY
+        } else {
+            BONE_BODY
+        };
+        match body.shape {
+            Shape::Sphere => cell.circle(body.center, body.size.x, rgba),
+            Shape::Box => cell.cuboid(body.center, body.rotation, body.size, rgba),
+            Shape::Capsule => {
+                let half = body.rotation * Vec3::new(0.0, body.size.y * 0.5, 0.0);
+                cell.capsule(body.center - half, body.center + half, body.size.x, rgba);
+            }
+        }
     }
     cell.skeleton(parents, &frame.world);
 }

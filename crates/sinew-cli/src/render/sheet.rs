@@ -246,6 +246,49 @@ impl Cell<'_> {
         }
     }
 
+    /// A capsule outline: the circles of radius `radius` (world) at the ends `a`, `b` of its
+    /// axis and the two sides joining them, as projected.
+    pub fn capsule(&mut self, a: Vec3, b: Vec3, radius: f32, rgba: [u8; 4]) {
+        self.circle(a, radius, rgba);
+        self.circle(b, radius, rgba);
+        let (pa, pb) = (self.to_pixel(a), self.to_pixel(b));
+        let r = radius * self.scale;
+        let along = pb - pa;
+        if !(pa.is_finite() && pb.is_finite() && r.is_finite()) || along.length() < 1e-3 {
+            return;
+        }
+        let side = along.perp().normalize() * r;
+        for s in [side, -side] {
+            let mut path = PathBuilder::new();
+            path.move_to(pa.x + s.x, pa.y + s.y);
+            path.line_to(pb.x + s.x, pb.y + s.y);
+            if let Some(path) = path.finish() {
+                self.pixmap.stroke_path(
+                    &path,
+                    &paint(rgba),
+                    &Stroke::default(),
+                    SkTransform::identity(),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// The twelve edges of a box with half extents `half`, posed at `center` / `rotation`.
+    pub fn cuboid(&mut self, center: Vec3, rotation: glam::Quat, half: Vec3, rgba: [u8; 4]) {
+        let corner = |i: usize| {
+            let sign = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
+            center + rotation * (half * Vec3::new(sign(1), sign(2), sign(4)))
+        };
+        for i in 0..8 {
+            for bit in [1, 2, 4] {
+                if i & bit == 0 {
+                    self.line(corner(i), corner(i | bit), rgba, 1.0);
+                }
+            }
+        }
+    }
+
     /// A polyline through world points.
     pub fn polyline(&mut self, points: &[Vec3], rgba: [u8; 4], width: f32) {
         for w in points.windows(2) {
