@@ -2,7 +2,9 @@
 //! dynamic capsules hanging from kinematic bodies), instances per second with rayon, and — when
 //! the shared assets are present — the real miku_v2.pmd (45 bodies, 27 joints) dancing
 //! wavefile_v2.vmd at 60 Hz (the MMD poses are evaluated before timing; each timed frame is
-//! drive + step + projection + writeback + the instance's hierarchy update).
+//! drive + step + writeback + the instance's hierarchy update), and the whole MMD frame with
+//! physics as a player runs it (`mmd_frame_with_physics…`: the dance in order, animation + IK +
+//! append + 2 × 1/60 s steps per 1/30 s frame + after-physics bones — babylon-mmd's workload).
 
 use std::sync::Arc;
 
@@ -148,7 +150,66 @@ fn miku() -> Option<(Model, Vec<Vec<Transform>>)> {
     Some((model, frames))
 }
 
+/// The MMD frame with physics, frames in order: (model runtime, physics instance, ragdoll,
+/// player, last frame).
+fn miku_dance() -> Option<(
+    sinew_mmd::MmdInstance,
+    SkeletonInstance,
+    Ragdoll,
+    sinew_mmd::MotionPlayer,
+    u32,
+)> {
+    use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
+    use sinew_mmd::{MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd};
+    let pmd = sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
+    let vmd = sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
+    let mmd = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd).ok()?).ok()?);
+    let vmd = Vmd::parse(&std::fs::read(vmd).ok()?).ok()?;
+    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?);
+    let last = motion.last_frame;
+    let player = MotionPlayer::new(motion, &mmd);
+    let mut inst = MmdInstance::new(Arc::clone(&mmd));
+    inst.set_physics_active(true);
+    let mut model = Model::new(mmd.skeleton().clone());
+    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
+    let options = MmdReaderOptions::default();
+    read_physics(&mmd, &mut builder, &options, &mut ReadReport::default()).ok()?;
+    builder.attach(&mut model).ok()?;
+    let body = SkeletonInstance::new(&model);
+    let mut ragdoll = Ragdoll::new(
+        &model,
+        PhysicsOptions {
+            teleport_distance: 20.0,
+            ..PhysicsOptions::default()
+        },
+    )
+    .ok()?;
+    ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+    Some((inst, body, ragdoll, player, last))
+}
+
 fn bench(c: &mut Criterion) {
+    if let Some((mut inst, mut body, mut ragdoll, mut player, last)) = miku_dance() {
+        use sinew_mmd::EvalOptions;
+        let mut f = 0u32;
+        c.bench_function(
+            "mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz",
+            |b| {
+                b.iter(|| {
+                    player.apply(f as f32, &mut inst);
+                    inst.evaluate_before_physics(EvalOptions::default());
+                    inst.write_locals(body.input_mut());
+                    ragdoll
+                        .evaluate_physics_frame(&mut body, f as f32 / 30.0, 1.0 / 30.0)
+                        .unwrap();
+                    inst.set_world_from_skeleton_order(body.world());
+                    inst.evaluate_after_physics();
+                    f = if f >= last { 0 } else { f + 1 };
+                });
+            },
+        );
+    }
+
     if let Some((m, frames)) = miku() {
         let physics = m.dynamics().physics();
         assert_eq!((physics.bodies().len(), physics.joints().len()), (45, 27));

@@ -26,7 +26,7 @@
 //! in the same sweeps, Bullet's mass-weighted "frame offset" anchor is the plain anchor here,
 //! and rapier integrates positions.
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Vec3, Vec3A};
 
 use crate::world::Rigid;
 use sinew::math::euler_xyz_from_quat;
@@ -75,12 +75,14 @@ struct Row {
     a: u32,
     b: u32,
     /// Linear Jacobian of A (B's is its negative).
-    lin: Vec3,
-    ang_a: Vec3,
-    ang_b: Vec3,
-    /// `I⁻¹·ang` of each side.
-    ia: Vec3,
-    ib: Vec3,
+    lin: Vec3A,
+    ang_a: Vec3A,
+    ang_b: Vec3A,
+    /// What a unit impulse does to each side: `lin / m` and `I⁻¹·ang`.
+    la: Vec3A,
+    lb: Vec3A,
+    ia: Vec3A,
+    ib: Vec3A,
     m_eff: f32,
     rhs: f32,
     lo: f32,
@@ -150,6 +152,7 @@ fn test_limit(value: f32, lo: f32, hi: f32) -> Limit {
 #[derive(Debug, Default)]
 pub(crate) struct JointSolver {
     rows: Vec<Row>,
+    vel: Vec<(Vec3A, Vec3A)>,
 }
 
 impl JointSolver {
@@ -181,11 +184,13 @@ impl JointSolver {
                 let row = |rhs: f32, lo: f32, hi: f32| Row {
                     a: j.a as u32,
                     b: j.b as u32,
-                    lin: n,
-                    ang_a: ra.cross(n),
-                    ang_b: -rb.cross(n),
-                    ia: Vec3::ZERO,
-                    ib: Vec3::ZERO,
+                    lin: n.into(),
+                    ang_a: ra.cross(n).into(),
+                    ang_b: (-rb.cross(n)).into(),
+                    la: Vec3A::ZERO,
+                    lb: Vec3A::ZERO,
+                    ia: Vec3A::ZERO,
+                    ib: Vec3A::ZERO,
                     m_eff: 0.0,
                     rhs,
                     lo,
@@ -232,11 +237,13 @@ impl JointSolver {
                 let row = |rhs: f32, lo: f32, hi: f32| Row {
                     a: j.a as u32,
                     b: j.b as u32,
-                    lin: Vec3::ZERO,
-                    ang_a: axis,
-                    ang_b: -axis,
-                    ia: Vec3::ZERO,
-                    ib: Vec3::ZERO,
+                    lin: Vec3A::ZERO,
+                    ang_a: axis.into(),
+                    ang_b: (-axis).into(),
+                    la: Vec3A::ZERO,
+                    lb: Vec3A::ZERO,
+                    ia: Vec3A::ZERO,
+                    ib: Vec3A::ZERO,
                     m_eff: 0.0,
                     rhs,
                     lo,
@@ -269,10 +276,11 @@ impl JointSolver {
         // Effective masses; rows between two immovable bodies are dropped.
         self.rows.retain_mut(|r| {
             let (sa, sb) = (&bodies[r.a as usize], &bodies[r.b as usize]);
-            r.ia = sa.inv_inertia * r.ang_a;
-            r.ib = sb.inv_inertia * r.ang_b;
-            let lin2 = r.lin.length_squared();
-            let d = lin2 * (sa.inv_mass + sb.inv_mass) + r.ang_a.dot(r.ia) + r.ang_b.dot(r.ib);
+            r.ia = (sa.inv_inertia * Vec3::from(r.ang_a)).into();
+            r.ib = (sb.inv_inertia * Vec3::from(r.ang_b)).into();
+            r.la = r.lin * sa.inv_mass;
+            r.lb = r.lin * sb.inv_mass;
+            let d = r.lin.dot(r.la + r.lb) + r.ang_a.dot(r.ia) + r.ang_b.dot(r.ib);
             r.m_eff = if d > 1e-12 && d.is_finite() {
                 1.0 / d
             } else {
@@ -280,24 +288,27 @@ impl JointSolver {
             };
             r.m_eff > 0.0 && r.rhs.is_finite()
         });
+        // The sweeps, on SIMD copies of the velocities.
+        self.vel.clear();
+        self.vel
+            .extend(bodies.iter().map(|s| (Vec3A::from(s.v), Vec3A::from(s.w))));
+        let vel = &mut self.vel;
         for _ in 0..iterations {
             for r in &mut self.rows {
                 let (a, b) = (r.a as usize, r.b as usize);
-                let jv = r.lin.dot(bodies[a].v) + r.ang_a.dot(bodies[a].w) - r.lin.dot(bodies[b].v)
-                    + r.ang_b.dot(bodies[b].w);
-                let mut delta = (r.rhs - jv) * r.m_eff;
-                let next = (r.acc + delta).clamp(r.lo, r.hi);
-                delta = next - r.acc;
+                let ((va, wa), (vb, wb)) = (vel[a], vel[b]);
+                // One horizontal sum: the row's latency is the sweep's critical path.
+                let jv = (r.lin * (va - vb) + r.ang_a * wa + r.ang_b * wb).element_sum();
+                let next = (r.acc + (r.rhs - jv) * r.m_eff).clamp(r.lo, r.hi);
+                let delta = next - r.acc;
                 r.acc = next;
-                if delta == 0.0 {
-                    continue;
-                }
-                let (ima, imb) = (bodies[a].inv_mass, bodies[b].inv_mass);
-                bodies[a].v += r.lin * (ima * delta);
-                bodies[a].w += r.ia * delta;
-                bodies[b].v -= r.lin * (imb * delta);
-                bodies[b].w += r.ib * delta;
+                vel[a] = (va + r.la * delta, wa + r.ia * delta);
+                vel[b] = (vb - r.lb * delta, wb + r.ib * delta);
             }
+        }
+        for (s, &(v, w)) in bodies.iter_mut().zip(vel.iter()) {
+            s.v = v.into();
+            s.w = w.into();
         }
     }
 }
