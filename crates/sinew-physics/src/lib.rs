@@ -68,6 +68,7 @@
 //! median distance of the simulated bones to Bullet's ÷ the same without physics): rest 0.02,
 //! held leg IK 0.03, sway 0.13, upper-body turn 0.15, wavefile dance 0.23.
 
+mod contact;
 mod error;
 mod module;
 mod options;

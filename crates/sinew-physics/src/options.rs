@@ -55,10 +55,8 @@ pub struct PhysicsOptions {
     pub step_hz: f32,
     /// Most fixed steps per frame; time beyond that is dropped (reported). Default 4.
     pub max_steps_per_frame: u32,
-    /// Rapier solver iterations per step (contacts). Default 4.
+    /// Gauss–Seidel sweeps over the joint and contact rows per step. Default 10 (Bullet's).
     pub solver_iterations: usize,
-    /// Gauss–Seidel sweeps over the joint rows per step. Default 10 (Bullet's).
-    pub joint_iterations: usize,
     /// Interpret body damping as Bullet/MMD's per-second velocity fraction `d` (velocity
     /// multiplied by `(1 − d)^dt`) and convert it to rapier's rate `−ln(1 − d)`; values
     /// `>= 1` are clamped to 0.999. `false` passes damping to rapier unchanged. Default true.
@@ -87,8 +85,7 @@ impl Default for PhysicsOptions {
         Self {
             step_hz: 60.0,
             max_steps_per_frame: 4,
-            solver_iterations: 4,
-            joint_iterations: 10,
+            solver_iterations: 10,
             bullet_damping: true,
             teleport_distance: 1.0,
             teleport_angle: 1.0,
@@ -151,9 +148,6 @@ impl PhysicsOptions {
         }
         if self.solver_iterations == 0 {
             return Err(invalid("solver_iterations", 0, ">= 1"));
-        }
-        if self.joint_iterations == 0 {
-            return Err(invalid("joint_iterations", 0, ">= 1"));
         }
         for (field, v) in [
             ("teleport_distance", self.teleport_distance),

@@ -3,16 +3,14 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DVec3, Mat3, Quat, Vec3};
-use rapier3d::prelude::{
-    ActiveHooks, CoefficientCombineRule, ColliderBuilder, MassProperties, RigidBodyBuilder,
-    RigidBodyHandle,
-};
+use rapier3d::prelude::{MassProperties, RigidBodyBuilder, RigidBodyHandle, SharedShape};
 use sinew::dynamics::{BodyMode, Physics, Shape};
 use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
 use sinew::{BoneId, Model, Skeleton, SkeletonInstance, Transform};
 
-use crate::six_dof::{self, BodyState, JointSolver, SixDof};
-use crate::world::{from_r, to_r, Rigid, World};
+use crate::contact::Collider;
+use crate::six_dof::{self, BodyState, ContactPoint, JointSolver, SixDof};
+use crate::world::{from_r, mmd_collides, to_r, Rigid, World};
 use crate::{BadBody, BadBodyKind, FrameReport, PhysicsError, PhysicsOptions, ResetReason};
 
 /// Default gravity, simulation units per second² (metres when the unit scale maps definition
@@ -37,6 +35,13 @@ struct BodyRt {
     /// Evaluation-space animated pose of this frame.
     anim: Rigid,
     anim_ok: bool,
+    /// Collision shape (centred on the body), the radius of a sphere holding it, the
+    /// `(group, non-collision mask)` pair, friction and restitution.
+    shape: Collider,
+    reach: f32,
+    groups: (u8, u64),
+    friction: f32,
+    restitution: f32,
     /// Inverse mass and local inverse principal inertia (Bullet's shape inertia); 0 when
     /// driven.
     inv_mass: f32,
@@ -148,6 +153,8 @@ pub struct Ragdoll {
     joints: Vec<JointRt>,
     /// The joints in solver form, and the solver's scratch.
     six: Vec<SixDof>,
+    /// This step's contact points.
+    contacts: Vec<ContactPoint>,
     solver: JointSolver,
     states: Vec<BodyState>,
     /// Joint-tree order for projection: (index into `joints`, `true` when body B moves).
@@ -174,6 +181,10 @@ impl std::fmt::Debug for Ragdoll {
             .finish_non_exhaustive()
     }
 }
+
+/// How close two bodies come before they get a contact (Bullet's default collision margin,
+/// simulation units).
+const CONTACT_MARGIN: f32 = 0.04;
 
 /// Bullet's "additional damping" (on for MMD bodies in MMD, babylon-mmd and saba): a body whose
 /// squared linear and angular speeds are both below this is nearly stopped.
@@ -296,7 +307,7 @@ impl Ragdoll {
         }
         let s = physics.unit_scale();
         let step = 1.0 / options.step_hz;
-        let mut world = World::new(step, options.solver_iterations);
+        let mut world = World::new(step);
         let rest_world = skeleton.rest_world();
         let mut bodies = Vec::new();
         // Bounding sphere and collision group of each body at bind (for the contact bound).
@@ -364,13 +375,25 @@ impl Ragdoll {
                 None => bind_model,
             };
             let bind_sim = Rigid::new(d.position * s, quat_from_euler_xyz(d.rotation));
+            // Bullet's shape inertia (a capsule's is its bounding box's), so bodies turn as
+            // they do in MMD.
+            let inertia = match d.shape {
+                Shape::Sphere => six_dof::sphere_inertia(d.mass, size.x),
+                Shape::Box => six_dof::box_inertia(d.mass, size),
+                Shape::Capsule => six_dof::capsule_inertia(d.mass, size.x, size.y),
+            };
+            let dynamic_props = !driven && inertia.min_element() > 0.0 && inertia.is_finite();
             let rb = if driven {
                 RigidBodyBuilder::kinematic_position_based()
             } else {
-                RigidBodyBuilder::dynamic()
+                RigidBodyBuilder::dynamic().additional_mass_properties(MassProperties::new(
+                    to_r(Vec3::ZERO),
+                    d.mass,
+                    to_r(if dynamic_props { inertia } else { Vec3::ONE }),
+                ))
             }
             .pose(bind_sim.to_r())
-            // Bullet damping is applied by `apply_damping`; otherwise rapier's own.
+            // Bullet damping is applied by `solve_joints`; otherwise rapier's own.
             .linear_damping(if options.bullet_damping {
                 0.0
             } else {
@@ -385,52 +408,25 @@ impl Ragdoll {
             .user_data(rt as u128)
             .build();
             let handle = world.bodies.insert(rb);
-            // Bullet's shape inertia (a capsule's is its bounding box's), so bodies turn as
-            // they do in MMD.
-            let inertia = match d.shape {
-                Shape::Sphere => six_dof::sphere_inertia(d.mass, size.x),
-                Shape::Box => six_dof::box_inertia(d.mass, size),
-                Shape::Capsule => six_dof::capsule_inertia(d.mass, size.x, size.y),
-            };
-            let dynamic_props = !driven && inertia.min_element() > 0.0 && inertia.is_finite();
-            let collider = match d.shape {
-                Shape::Sphere => ColliderBuilder::ball(size.x),
-                Shape::Box => ColliderBuilder::cuboid(size.x, size.y, size.z),
-                Shape::Capsule => ColliderBuilder::capsule_y(size.y * 0.5, size.x),
-            };
-            let collider = if dynamic_props {
-                collider.mass_properties(MassProperties::new(
-                    to_r(Vec3::ZERO),
-                    d.mass,
-                    to_r(inertia),
-                ))
-            } else {
-                collider.mass(if driven { 0.0 } else { d.mass })
-            };
-            let collider = collider
-                .friction(d.friction)
-                .restitution(d.restitution)
-                .friction_combine_rule(CoefficientCombineRule::Multiply)
-                .restitution_combine_rule(CoefficientCombineRule::Multiply)
-                .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
-                .user_data(rt as u128)
-                .build();
-            world
-                .colliders
-                .insert_with_parent(collider, handle, &mut world.bodies);
-            world
-                .filter
-                .groups
-                .push((d.collision_group, d.non_collision_mask));
-            spheres.push((
-                bind_sim.t,
-                match d.shape {
-                    Shape::Sphere => size.x,
-                    Shape::Box => size.length(),
-                    Shape::Capsule => size.x + size.y * 0.5,
+            // The collision shape; contacts are found and solved by the ragdoll (see
+            // `solve_joints`), so rapier holds no colliders.
+            let shape = match d.shape {
+                Shape::Sphere => Collider::Swept {
+                    radius: size.x,
+                    half_height: 0.0,
                 },
-                (d.collision_group, d.non_collision_mask),
-            ));
+                Shape::Box => Collider::Cuboid(SharedShape::cuboid(size.x, size.y, size.z)),
+                Shape::Capsule => Collider::Swept {
+                    radius: size.x,
+                    half_height: size.y * 0.5,
+                },
+            };
+            let reach = match d.shape {
+                Shape::Sphere => size.x,
+                Shape::Box => size.length(),
+                Shape::Capsule => size.x + size.y * 0.5,
+            };
+            spheres.push((bind_sim.t, reach, (d.collision_group, d.non_collision_mask)));
             body_of_def[index] = Some(rt);
             bodies.push(BodyRt {
                 def: index,
@@ -447,6 +443,11 @@ impl Ragdoll {
                     d.linear_damping.clamp(0.0, 1.0),
                     d.angular_damping.clamp(0.0, 1.0),
                 ),
+                shape,
+                reach,
+                groups: (d.collision_group, d.non_collision_mask),
+                friction: d.friction,
+                restitution: d.restitution,
                 inv_mass: if driven { 0.0 } else { 1.0 / d.mass },
                 inv_inertia: if dynamic_props {
                     Vec3::ONE / inertia
@@ -554,6 +555,7 @@ impl Ragdoll {
             body_of_def,
             joints,
             six,
+            contacts: Vec::new(),
             solver: JointSolver::default(),
             states: Vec::new(),
             projection,
@@ -758,22 +760,18 @@ impl Ragdoll {
                     self.world.bodies[b.handle].set_next_kinematic_position(p.to_r());
                 }
             }
-            self.solve_joints(alpha);
-            // Gravity is already in the velocities (see `solve_joints`).
-            self.world.step(Vec3::ZERO);
-            let pairs = self
-                .world
-                .narrow
-                .contact_pairs()
-                .take(crate::MAX_CONTACT_PAIRS + 1)
-                .count();
+            self.find_contacts();
+            let pairs = self.contacts.len();
             if pairs > crate::MAX_CONTACT_PAIRS {
                 return Err(PhysicsError::TooManyContacts {
                     pairs,
                     limit: crate::MAX_CONTACT_PAIRS,
-                    when: "after a step",
+                    when: "during a step",
                 });
             }
+            self.solve_joints(alpha);
+            // Gravity is already in the velocities (see `solve_joints`).
+            self.world.step(Vec3::ZERO);
             self.project_joints();
         }
         self.report.steps = n;
@@ -850,6 +848,49 @@ impl Ragdoll {
         (pose(j.a).mul(j.frame_a), pose(j.b).mul(j.frame_b))
     }
 
+    /// Contact points between bodies that may collide (MMD's group rule, at least one of them
+    /// simulated) and come within [`CONTACT_MARGIN`] of each other, at the bodies' current
+    /// poses; stops counting just past [`crate::MAX_CONTACT_PAIRS`].
+    fn find_contacts(&mut self) {
+        self.contacts.clear();
+        let n = self.bodies.len();
+        for i in 0..n {
+            let bi = &self.bodies[i];
+            let pi = Rigid::from_r(self.world.bodies[bi.handle].position());
+            for j in i + 1..n {
+                let bj = &self.bodies[j];
+                if (bi.driven && bj.driven) || !mmd_collides(bi.groups, bj.groups) {
+                    continue;
+                }
+                let pj = Rigid::from_r(self.world.bodies[bj.handle].position());
+                let reach = bi.reach + bj.reach + CONTACT_MARGIN;
+                if pi.t.distance_squared(pj.t) > reach * reach {
+                    continue;
+                }
+                let Some(c) = bi.shape.touch(&pi, &bj.shape, &pj, CONTACT_MARGIN) else {
+                    continue;
+                };
+                if !(c.normal.is_finite() && c.dist.is_finite()) {
+                    continue;
+                }
+                self.contacts.push(ContactPoint {
+                    a: i,
+                    b: j,
+                    point_a: c.point_a,
+                    point_b: c.point_b,
+                    normal: c.normal,
+                    dist: c.dist,
+                    // NaN and negative coefficients from a file count as 0.
+                    friction: (bi.friction * bj.friction).max(0.0),
+                    restitution: (bi.restitution * bj.restitution).max(0.0),
+                });
+                if self.contacts.len() > crate::MAX_CONTACT_PAIRS {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Bullet's step up to the constraint solve, then the joints (see [`six_dof`]): dynamic
     /// bodies get this step's gravity and damping, kinematic ones the velocity that reaches
     /// their pose at `alpha` of the frame, the joint rows are solved on those velocities, and
@@ -892,9 +933,10 @@ impl Ragdoll {
         }
         self.solver.solve(
             &self.six,
+            &self.contacts,
             &mut self.states,
             h,
-            self.options.joint_iterations,
+            self.options.solver_iterations,
         );
         for (b, st) in self.bodies.iter().zip(&self.states) {
             if !b.driven && st.v.is_finite() && st.w.is_finite() {

@@ -87,8 +87,36 @@ struct Row {
     rhs: f32,
     lo: f32,
     hi: f32,
-    acc: f32,
+    /// A friction row: the normal row whose impulse bounds it (`NO_ROW`: none), and `μ`.
+    normal: u32,
+    mu: f32,
 }
+
+const NO_ROW: u32 = u32::MAX;
+
+/// One contact point between two bodies, world space, found before the step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ContactPoint {
+    pub a: usize,
+    pub b: usize,
+    /// The contact points on A's and B's surfaces.
+    pub point_a: Vec3,
+    pub point_b: Vec3,
+    /// Unit normal from A toward B.
+    pub normal: Vec3,
+    /// Signed distance (negative: penetration).
+    pub dist: f32,
+    /// Combined friction and restitution (products, Bullet's rule).
+    pub friction: f32,
+    pub restitution: f32,
+}
+
+/// Fraction of a contact's penetration pushed out per step, and the fastest push-out
+/// (simulation units per second), so deep overlaps at bind separate without a jolt.
+const CONTACT_ERP: f32 = 0.2;
+const MAX_PUSH_OUT: f32 = 2.0;
+/// Approach speeds (units per second) below which a contact does not bounce.
+const BOUNCE_THRESHOLD: f32 = 1.0;
 
 /// Bullet's `getMotorFactor`: how much of a motor's velocity is allowed near a limit.
 fn motor_factor(pos: f32, lo: f32, hi: f32, vel: f32, time_fact: f32) -> f32 {
@@ -152,6 +180,7 @@ fn test_limit(value: f32, lo: f32, hi: f32) -> Limit {
 #[derive(Debug, Default)]
 pub(crate) struct JointSolver {
     rows: Vec<Row>,
+    acc: Vec<f32>,
     vel: Vec<(Vec3A, Vec3A)>,
 }
 
@@ -161,6 +190,7 @@ impl JointSolver {
     pub fn solve(
         &mut self,
         joints: &[SixDof],
+        contacts: &[ContactPoint],
         bodies: &mut [BodyState],
         h: f32,
         iterations: usize,
@@ -195,7 +225,8 @@ impl JointSolver {
                     rhs,
                     lo,
                     hi,
-                    acc: 0.0,
+                    normal: NO_ROW,
+                    mu: 0.0,
                 };
                 match test_limit(value, lo, hi) {
                     // Rows measure A's anchor velocity minus B's along n: −d(value)/dt.
@@ -248,7 +279,8 @@ impl JointSolver {
                     rhs,
                     lo,
                     hi,
-                    acc: 0.0,
+                    normal: NO_ROW,
+                    mu: 0.0,
                 };
                 // Rows measure axis·(ω_A − ω_B): d(angle)/dt.
                 match test_limit(e[i], lo, hi) {
@@ -273,35 +305,93 @@ impl JointSolver {
                 }
             }
         }
+        // Contacts after the joints (Bullet's order): a normal row (pushes only) and two
+        // friction rows bounded by μ times the normal impulse.
+        for c in contacts {
+            let (sa, sb) = (&bodies[c.a], &bodies[c.b]);
+            let ra = c.point_a - sa.pose.t;
+            let rb = c.point_b - sb.pose.t;
+            let row = |n: Vec3, rhs: f32, lo: f32, hi: f32, normal: u32, mu: f32| Row {
+                a: c.a as u32,
+                b: c.b as u32,
+                // Measures B's velocity relative to A's along n at the contact.
+                lin: (-n).into(),
+                ang_a: (-ra.cross(n)).into(),
+                ang_b: rb.cross(n).into(),
+                la: Vec3A::ZERO,
+                lb: Vec3A::ZERO,
+                ia: Vec3A::ZERO,
+                ib: Vec3A::ZERO,
+                m_eff: 0.0,
+                rhs,
+                lo,
+                hi,
+                normal,
+                mu,
+            };
+            let n = c.normal;
+            let approach = n.dot(sb.v + sb.w.cross(rb) - sa.v - sa.w.cross(ra));
+            let rhs = if c.dist > 0.0 {
+                // Not touching yet: allow closing the gap this step, no more.
+                -c.dist * fps
+            } else {
+                let push = (-c.dist * CONTACT_ERP * fps).min(MAX_PUSH_OUT);
+                let bounce = if approach < -BOUNCE_THRESHOLD {
+                    -c.restitution * approach
+                } else {
+                    0.0
+                };
+                push.max(bounce)
+            };
+            let index = self.rows.len() as u32;
+            self.rows.push(row(n, rhs, 0.0, f32::INFINITY, NO_ROW, 0.0));
+            if c.friction > 0.0 {
+                let t1 = n.any_orthonormal_vector();
+                let t2 = n.cross(t1);
+                for t in [t1, t2] {
+                    self.rows.push(row(t, 0.0, 0.0, 0.0, index, c.friction));
+                }
+            }
+        }
         // Effective masses; rows between two immovable bodies are dropped.
-        self.rows.retain_mut(|r| {
+        for r in &mut self.rows {
             let (sa, sb) = (&bodies[r.a as usize], &bodies[r.b as usize]);
             r.ia = (sa.inv_inertia * Vec3::from(r.ang_a)).into();
             r.ib = (sb.inv_inertia * Vec3::from(r.ang_b)).into();
             r.la = r.lin * sa.inv_mass;
             r.lb = r.lin * sb.inv_mass;
             let d = r.lin.dot(r.la + r.lb) + r.ang_a.dot(r.ia) + r.ang_b.dot(r.ib);
-            r.m_eff = if d > 1e-12 && d.is_finite() {
-                1.0 / d
+            // Rows between two immovable bodies, or with a non-finite target, do nothing.
+            if d > 1e-12 && d.is_finite() && r.rhs.is_finite() {
+                r.m_eff = 1.0 / d;
             } else {
-                0.0
-            };
-            r.m_eff > 0.0 && r.rhs.is_finite()
-        });
+                (r.m_eff, r.rhs) = (0.0, 0.0);
+            }
+        }
+        self.acc.clear();
+        self.acc.resize(self.rows.len(), 0.0);
         // The sweeps, on SIMD copies of the velocities.
         self.vel.clear();
         self.vel
             .extend(bodies.iter().map(|s| (Vec3A::from(s.v), Vec3A::from(s.w))));
         let vel = &mut self.vel;
+        let acc = &mut self.acc;
         for _ in 0..iterations {
-            for r in &mut self.rows {
+            for (i, r) in self.rows.iter().enumerate() {
                 let (a, b) = (r.a as usize, r.b as usize);
                 let ((va, wa), (vb, wb)) = (vel[a], vel[b]);
                 // One horizontal sum: the row's latency is the sweep's critical path.
                 let jv = (r.lin * (va - vb) + r.ang_a * wa + r.ang_b * wb).element_sum();
-                let next = (r.acc + (r.rhs - jv) * r.m_eff).clamp(r.lo, r.hi);
-                let delta = next - r.acc;
-                r.acc = next;
+                let (lo, hi) = if r.normal == NO_ROW {
+                    (r.lo, r.hi)
+                } else {
+                    let limit = (r.mu * acc[r.normal as usize]).max(0.0);
+                    (-limit, limit)
+                };
+                // max/min, not clamp: bounds from hostile data must not panic.
+                let next = (acc[i] + (r.rhs - jv) * r.m_eff).max(lo).min(hi);
+                let delta = next - acc[i];
+                acc[i] = next;
                 vel[a] = (va + r.la * delta, wa + r.ia * delta);
                 vel[b] = (vb - r.lb * delta, wb + r.ib * delta);
             }
@@ -377,7 +467,7 @@ mod tests {
         // B hangs from a fixed A with its anchor 0.1 too low: the rows move B up.
         let mut bodies = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.1, 0.0), 1.0)];
         let j = joint(Vec3::ZERO, Vec3::ZERO);
-        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        JointSolver::default().solve(&[j], &[], &mut bodies, 1.0 / 60.0, ITERATIONS);
         let v = bodies[1].v;
         assert!(v.y > 0.0, "{v}");
         // Bullet's bias: ERP · error · fps.
@@ -396,12 +486,12 @@ mod tests {
         let j = joint(lo, hi);
         let e = euler_xyz_from_quat(j.frame_b.r.inverse() * q.inverse());
         assert!((e.x + 0.3).abs() < 1e-5, "{e}");
-        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        JointSolver::default().solve(&[j], &[], &mut bodies, 1.0 / 60.0, ITERATIONS);
         // The angle (−ω_B about x) must grow: B turns back, ω_B.x < 0.
         assert!(bodies[1].w.x < 0.0, "{}", bodies[1].w);
         // Inside the box nothing moves (no spring).
         let mut still = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, -2.0, 0.0), 1.0)];
-        JointSolver::default().solve(&[j], &mut still, 1.0 / 60.0, ITERATIONS);
+        JointSolver::default().solve(&[j], &[], &mut still, 1.0 / 60.0, ITERATIONS);
         assert_eq!(still[1].w, Vec3::ZERO);
         assert_eq!(still[1].v, Vec3::ZERO);
     }
@@ -413,7 +503,7 @@ mod tests {
         bodies[1].pose = Rigid::new(Vec3::new(0.0, -1.0, 0.0) + q * Vec3::new(0.0, -1.0, 0.0), q);
         let mut j = joint(Vec3::splat(-1.0), Vec3::splat(1.0));
         j.ang_k = Vec3::splat(10.0);
-        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, ITERATIONS);
+        JointSolver::default().solve(&[j], &[], &mut bodies, 1.0 / 60.0, ITERATIONS);
         // Back toward the rest angle: ω_B.z < 0, and the impulse is at most k·δ/fps.
         let w = bodies[1].w;
         assert!(w.z < 0.0, "{w}");
@@ -431,7 +521,7 @@ mod tests {
         ];
         bodies[1].w = Vec3::new(60.0, 0.0, 0.0);
         let j = joint(Vec3::ONE, -Vec3::ONE);
-        JointSolver::default().solve(&[j], &mut bodies, 1.0 / 60.0, 50);
+        JointSolver::default().solve(&[j], &[], &mut bodies, 1.0 / 60.0, 50);
         // About the pin: I_cm·ω = (I_cm + m·r²)·ω'.
         let i = sphere_inertia(1.0, 0.5).x;
         let expected = 60.0 * i / (i + 1.0);

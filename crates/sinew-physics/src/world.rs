@@ -1,4 +1,5 @@
-//! The private rapier world of one ragdoll, and glam ↔ rapier conversions.
+//! The private rapier world of one ragdoll (bodies and integration; contacts and joints are
+//! solved by the ragdoll), and glam ↔ rapier conversions.
 //!
 //! rapier 0.36 uses glam 0.31 (through `glamx`) while sinew uses glam 0.30, so values cross
 //! the boundary as plain components.
@@ -7,8 +8,7 @@ use glam::{Affine3A, Quat, Vec3};
 use rapier3d::math::{Pose, Rotation, Vector};
 use rapier3d::prelude::{
     CCDSolver, ColliderSet, DefaultBroadPhase, ImpulseJointSet, IntegrationParameters,
-    IslandManager, MultibodyJointSet, NarrowPhase, PairFilterContext, PhysicsHooks,
-    PhysicsPipeline, RigidBodySet, SoftBodySet, SolverFlags,
+    IslandManager, MultibodyJointSet, NarrowPhase, PhysicsPipeline, RigidBodySet, SoftBodySet,
 };
 
 pub(crate) fn to_r(v: Vec3) -> Vector {
@@ -95,42 +95,11 @@ impl Rigid {
     }
 }
 
-/// MMD's collision rule over 64 groups, applied as a rapier contact-pair filter (rapier's
-/// `InteractionGroups` hold 32 groups only). Indexed by collider `user_data` (runtime body
-/// index).
-pub(crate) struct GroupFilter {
-    /// `(collision_group, non_collision_mask)` per runtime body.
-    pub groups: Vec<(u8, u64)>,
-}
-
 /// MMD's rule: each body's mask must allow the other's group (same as
 /// `sinew::dynamics::RigidBody::collides_with`).
 #[must_use]
 pub(crate) fn mmd_collides(a: (u8, u64), b: (u8, u64)) -> bool {
     a.1 & (1u64 << b.0) == 0 && b.1 & (1u64 << a.0) == 0
-}
-
-impl PhysicsHooks for GroupFilter {
-    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
-        // A pair filter replaces rapier's default, so keep its rule: two non-dynamic bodies
-        // never get contacts.
-        let dynamic = |h: Option<rapier3d::prelude::RigidBodyHandle>| {
-            h.and_then(|h| ctx.bodies.get(h))
-                .is_some_and(rapier3d::prelude::RigidBody::is_dynamic)
-        };
-        if !dynamic(ctx.rigid_body1) && !dynamic(ctx.rigid_body2) {
-            return None;
-        }
-        let group = |c| {
-            ctx.colliders
-                .get(c)
-                .and_then(|c| self.groups.get(c.user_data as usize).copied())
-        };
-        match (group(ctx.collider1), group(ctx.collider2)) {
-            (Some(a), Some(b)) if !mmd_collides(a, b) => None,
-            _ => Some(SolverFlags::COMPUTE_RIGID_IMPULSES),
-        }
-    }
 }
 
 /// Every rapier set of one ragdoll.
@@ -146,14 +115,14 @@ pub(crate) struct World {
     pub multibody_joints: MultibodyJointSet,
     pub soft: SoftBodySet,
     pub ccd: CCDSolver,
-    pub filter: GroupFilter,
 }
 
 impl World {
-    pub fn new(step: f32, iterations: usize) -> Self {
+    pub fn new(step: f32) -> Self {
+        // Rapier only integrates (no colliders, no joints): one solver pass is enough.
         let params = IntegrationParameters {
             dt: step,
-            num_solver_iterations: iterations,
+            num_solver_iterations: 1,
             ..IntegrationParameters::default()
         };
         Self {
@@ -168,7 +137,6 @@ impl World {
             multibody_joints: MultibodyJointSet::new(),
             soft: SoftBodySet::new(),
             ccd: CCDSolver::new(),
-            filter: GroupFilter { groups: Vec::new() },
         }
     }
 
@@ -185,7 +153,7 @@ impl World {
             &mut self.multibody_joints,
             &mut self.soft,
             &mut self.ccd,
-            &self.filter,
+            &(),
             &(),
         );
     }
