@@ -14,8 +14,9 @@
 //!      → Ragdoll::evaluate_physics_frame:
 //!          drive     kinematic bodies ← animated bone · bone_to_body, interpolated per sub-step
 //!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame;
-//!                    each: gravity + Bullet damping → joint rows (Gauss–Seidel, 10 sweeps)
-//!                    → rapier (contacts, integration) → optional joint projection
+//!                    each: gravity + Bullet damping → contacts found → joint and contact
+//!                    rows (Gauss–Seidel, 10 sweeps) → rapier integrates → optional joint
+//!                    projection
 //!          guard     NaN / exploded bodies reset to their animated pose, reported
 //!          writeback dynamic bones → output locals, parent before child (rigid or affine),
 //!                    bind-pose followers
@@ -51,10 +52,15 @@
 //! * dynamic-rotation: as dynamic for the rotation, keeping the animated local translation.
 //! * bodies without a bone: dynamic ones simulate freely, kinematic ones follow the root.
 //!
-//! Collision groups follow MMD's rule over 64 groups (see [`mmd_collides`]) through a rapier
-//! contact-pair filter hook, because rapier's `InteractionGroups` hold only 32 groups.
-//! Friction and restitution combine by multiplication (Bullet's rule). Damping is read as
-//! Bullet's per-second fraction by default ([`PhysicsOptions::bullet_damping`]).
+//! Contacts: every pair that may collide under MMD's rule over 64 groups (see
+//! [`mmd_collides`]) with at least one simulated body, within 0.04 units (Bullet's margin), gets
+//! one contact point — closed forms for spheres and capsules, parry's query for boxes — solved
+//! in the same sweeps as the joints (a push-only normal row correcting 0.2 of the penetration
+//! per step, at most 2 units/s, and two friction rows bounded by μ·normal impulse). Friction and
+//! restitution combine by multiplication (Bullet's rule). Damping is Bullet's: velocities times
+//! `(1 − d)^dt` after gravity, with its "additional damping" of nearly stopped bodies
+//! ([`PhysicsOptions::bullet_damping`]). Bodies carry Bullet's shape inertia (a capsule's is
+//! its bounding box's). rapier holds the bodies (no colliders, no joints) and integrates them.
 //!
 //! Joints: each six-axis spring joint is solved as `btGeneric6DofSpringConstraint` (see the
 //! `six_dof` module): translation and rotation limits per axis (rotation angles are the XYZ

@@ -57,9 +57,10 @@ pub struct PhysicsOptions {
     pub max_steps_per_frame: u32,
     /// Gauss–Seidel sweeps over the joint and contact rows per step. Default 10 (Bullet's).
     pub solver_iterations: usize,
-    /// Interpret body damping as Bullet/MMD's per-second velocity fraction `d` (velocity
-    /// multiplied by `(1 − d)^dt`) and convert it to rapier's rate `−ln(1 − d)`; values
-    /// `>= 1` are clamped to 0.999. `false` passes damping to rapier unchanged. Default true.
+    /// Damp as Bullet does: body damping `d` (clamped to `[0, 1]`) is the fraction of velocity
+    /// lost per second, applied each step after gravity (`v·(1 − d)^dt`; `d = 1` stops the
+    /// body's own motion every step), then Bullet's additional damping of nearly stopped
+    /// bodies. `false` hands the values to rapier as its damping rates. Default true.
     pub bullet_damping: bool,
     /// A frame in which the instance's root (placement, or its first root bone) moves more
     /// than this, in world units, counts as a teleport: every body is re-seeded at its animated
