@@ -50,6 +50,7 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
     let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).unwrap());
     let mut player = MotionPlayer::new(motion, &mmd);
     let mut inst = MmdInstance::new(Arc::clone(&mmd));
+    inst.set_physics_active(true);
     // A model with only the physics table: the MMD runtime did IK and append already.
     let mut model = Model::new(mmd.skeleton().clone());
     let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
@@ -153,5 +154,22 @@ fn miku_dances_the_whole_motion_with_physics() {
         a300.checksum.to_bits(),
         b.checksum.to_bits(),
         "same input, different output"
+    );
+}
+
+/// 100 characters dancing in parallel (each with its own world) end where one alone does.
+#[test]
+fn hundred_dancers_in_parallel_equal_one_alone() {
+    use rayon::prelude::*;
+    let Some(dir) = assets() else { return };
+    let alone = run(&dir, 10).checksum;
+    let crowd: Vec<f64> = (0..100)
+        .into_par_iter()
+        .map(|_| run(&dir, 10).checksum)
+        .collect();
+    assert_eq!(crowd.len(), 100);
+    assert!(
+        crowd.iter().all(|c| c.to_bits() == alone.to_bits()),
+        "a dancer in the crowd diverged"
     );
 }
