@@ -177,6 +177,13 @@ fn bone_constraints_and_physics_follow_the_reader_rules() {
             BodyMode::DynamicRotation
         ]
     );
+    // The file stores the groups a body collides with (body i: all but its own group i);
+    // the table holds the complement.
+    for (i, b) in p.bodies().iter().enumerate() {
+        assert_eq!(b.desc().collision_group, i as u8);
+        assert_eq!(b.desc().non_collision_mask, 1u64 << i, "body {i}");
+    }
+    assert!(p.bodies()[0].collides_with(&p.bodies()[1]));
     // MMD's Ry·Rx·Rz Euler angles become the generic Rx·Ry·Rz ones.
     let mmd = sinew_mmd::dynamics_reader::mmd_euler_to_quat(Vec3::new(0.1, 0.2, 0.3));
     let generic = sinew::math::quat_from_euler_xyz(p.bodies()[0].desc().rotation);

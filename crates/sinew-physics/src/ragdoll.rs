@@ -857,12 +857,20 @@ impl Ragdoll {
         for i in 0..n {
             let bi = &self.bodies[i];
             let pi = Rigid::from_r(self.world.bodies[bi.handle].position());
+            // A body gone non-finite this frame is reset by the guard; until then it touches
+            // nothing (parry's queries are not meant for NaN poses).
+            if !pi.is_finite() {
+                continue;
+            }
             for j in i + 1..n {
                 let bj = &self.bodies[j];
                 if (bi.driven && bj.driven) || !mmd_collides(bi.groups, bj.groups) {
                     continue;
                 }
                 let pj = Rigid::from_r(self.world.bodies[bj.handle].position());
+                if !pj.is_finite() {
+                    continue;
+                }
                 let reach = bi.reach + bj.reach + CONTACT_MARGIN;
                 if pi.t.distance_squared(pj.t) > reach * reach {
                     continue;

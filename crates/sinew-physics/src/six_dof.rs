@@ -671,6 +671,37 @@ mod tests {
     }
 
     #[test]
+    fn translation_limits_and_springs() {
+        // A slider along frame A's x: free within ±0.5, pushed back past it, sprung to 0.
+        let mut j = joint(Vec3::ZERO, Vec3::ZERO);
+        j.lin_lo = Vec3::new(-0.5, 0.0, 0.0);
+        j.lin_hi = Vec3::new(0.5, 0.0, 0.0);
+        let at = |x: f32| {
+            let mut b = [body(Vec3::ZERO, 0.0), body(Vec3::new(x, -2.0, 0.0), 1.0)];
+            // Off by 1e-4 on the locked axes so that their rows exist (as in Bullet).
+            b[1].pose.t += Vec3::new(0.0, -1e-4, 1e-4);
+            b
+        };
+        // The anchor's velocity along x (the body may also turn about it).
+        let anchor_vx = |b: &[BodyState; 2]| (b[1].v + b[1].w.cross(Vec3::Y)).x;
+        let mut inside = at(0.3);
+        JointSolver::default().solve(&[j], &[], &mut inside, 1.0 / 60.0, ITERATIONS);
+        assert!(anchor_vx(&inside).abs() < 1e-4, "{inside:?}");
+        let mut past = at(0.7);
+        JointSolver::default().solve(&[j], &[], &mut past, 1.0 / 60.0, ITERATIONS);
+        // Back toward the range by ERP · 0.2 per step.
+        let v = anchor_vx(&past);
+        assert!((v + STOP_ERP * 0.2 * 60.0).abs() < 0.1, "{v}");
+        j.lin_k = Vec3::new(50.0, 0.0, 0.0);
+        let mut sprung = at(0.3);
+        JointSolver::default().solve(&[j], &[], &mut sprung, 1.0 / 60.0, ITERATIONS);
+        // Toward 0, short of the motor's target speed (its impulse is capped at k·δ/fps).
+        let v = anchor_vx(&sprung);
+        let target = 60.0 / ITERATIONS as f32 * 50.0 * 0.3;
+        assert!(v < -0.01 && v > -target, "{v}");
+    }
+
+    #[test]
     fn bullet_inertias() {
         assert_eq!(
             box_inertia(12.0, Vec3::new(0.5, 1.0, 1.5)),
