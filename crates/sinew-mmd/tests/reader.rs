@@ -234,3 +234,62 @@ fn miku_reads_into_generic_definitions() {
     assert_eq!(d.physics().joints().len(), 27);
     assert!(d.chain("左足ＩＫ").is_some() && d.chain("右つま先ＩＫ").is_some());
 }
+
+/// PMX "D-bones" (a deform chain appending the leg's rotations, as most models weight their
+/// meshes to): after leg IK they follow their twins in the generic instance, as in the MMD
+/// runtime.
+#[test]
+fn d_bones_follow_the_ik_leg_in_both_runtimes() {
+    let mut pmx = leg_pmx();
+    let twin = |name: &str| pmx.bones.iter().position(|b| b.name == name).unwrap() as i32;
+    let (thigh, knee) = (twin("左足"), twin("左ひざ"));
+    let mut d_bone = |name: &str, parent: i32, of: i32| {
+        let mut b = pmx.bones[of as usize].clone();
+        b.name = name.into();
+        b.parent = parent;
+        b.ik = None;
+        b.flags = PmxBoneFlags(b.flags.0 | PmxBoneFlags::APPEND_ROTATE);
+        b.append = Some(PmxAppend {
+            parent: of,
+            ratio: 1.0,
+        });
+        pmx.bones.push(b);
+        pmx.bones.len() as i32 - 1
+    };
+    let thigh_d = d_bone("左足D", 0, thigh);
+    let knee_d = d_bone("左ひざD", thigh_d, knee);
+    let m = MmdModel::from_bytes(&pmx.to_bytes()).unwrap();
+    let pairs = [
+        (thigh as usize, thigh_d as usize),
+        (knee as usize, knee_d as usize),
+    ];
+
+    let (model, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    let ik_bone = model.skeleton().find("左足ＩＫ").unwrap();
+    inst.input_mut()[ik_bone.index()].translation += Vec3::new(0.0, 2.0, -1.0);
+    inst.update_transform();
+    let s = model.skeleton();
+    let id = |file: usize| s.from_source_index(file).unwrap().index();
+    for (t, d) in pairs {
+        let (a, b) = (inst.world()[id(t)], inst.world()[id(d)]);
+        let bent = Quat::from_mat3a(&a.matrix3).angle_between(Quat::IDENTITY);
+        assert!(bent > 0.05 || t == thigh as usize, "the leg did not bend");
+        assert!(
+            a.abs_diff_eq(b, 1e-4),
+            "generic: {} vs its D-bone",
+            m.bones()[t].name
+        );
+    }
+
+    let mut mmd = MmdInstance::new(Arc::new(m));
+    let i = mmd.model().bone_index("左足ＩＫ").unwrap();
+    mmd.translations_mut()[i] = Vec3::new(0.0, 2.0, -1.0);
+    mmd.evaluate(EvalOptions::default());
+    for (t, d) in pairs {
+        assert!(
+            mmd.world()[t].abs_diff_eq(mmd.world()[d], 1e-4),
+            "MMD runtime"
+        );
+    }
+}

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use sinew::dynamics::{
-    BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
+    BodyMode, BonePoseConstraint, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape,
+    SkeletonDynamicsBuilder, TransformInheritance,
 };
 use sinew::glam::{Affine3A, DVec3, Quat, Vec3};
 use sinew::instance::{Slot, TickLoop};
@@ -745,4 +746,99 @@ fn tick_module_in_physics_slot() {
     let other = Model::new(skeleton(1.0));
     let mut wrong = SkeletonInstance::new(&other);
     assert_eq!(tl.tick(&mut wrong, 0.0, DT).errors.len(), 1);
+}
+
+/// A "D-bone" inheriting a simulated bone's rotation follows it after physics (the late pass of
+/// `update_transform_after_physics`), not the animated pose.
+#[test]
+fn d_bones_follow_simulated_bones() {
+    let mut s = SkeletonBuilder::new();
+    s.push("root", Parent::Root, Transform::IDENTITY);
+    s.push(
+        "a",
+        "root",
+        Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
+    );
+    s.push(
+        "b",
+        "a",
+        Transform::from_translation(Vec3::new(0.0, -0.3, 0.0)),
+    );
+    s.push(
+        "b_d",
+        "a",
+        Transform::from_translation(Vec3::new(0.0, -0.3, 0.0)),
+    );
+    let skel = s.build().unwrap();
+    let anchor = body(
+        Some(1),
+        Shape::Box,
+        Vec3::splat(0.05),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Kinematic,
+    );
+    let mut bob = body(
+        Some(2),
+        Shape::Capsule,
+        Vec3::new(0.03, 0.2, 0.0),
+        Vec3::new(0.0, 0.6, 0.0),
+        BodyMode::Dynamic,
+    );
+    bob.collision_group = 1;
+    bob.non_collision_mask = 1;
+    let j = JointDesc {
+        name: "j".into(),
+        body_a: 0,
+        body_b: 1,
+        position: Vec3::new(0.0, 0.7, 0.0),
+        rotation_min: Vec3::new(-1.0, 0.0, -1.0),
+        rotation_max: Vec3::new(1.0, 0.0, 1.0),
+        ..JointDesc::default()
+    };
+    let physics = Physics::new(
+        vec![
+            RigidBody::new(anchor).unwrap(),
+            RigidBody::new(bob).unwrap(),
+        ],
+        vec![Joint::new(j).unwrap()],
+        Vec3::ONE,
+        false,
+        false,
+        1.0,
+        vec![],
+    )
+    .unwrap();
+    let (b, b_d) = (skel.find("b").unwrap(), skel.find("b_d").unwrap());
+    let mut builder = SkeletonDynamicsBuilder::new(&skel);
+    builder.physics(physics);
+    builder.pose(
+        BonePoseConstraint::new(
+            b_d,
+            Some(TransformInheritance::new(b, 1.0, true, true).unwrap()),
+            None,
+        )
+        .unwrap(),
+    );
+    let mut m = Model::new(skel.clone());
+    builder.attach(&mut m).unwrap();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::new(6.0, -9.8, 0.0));
+    for f in 0..60 {
+        inst.update_transform();
+        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+            .unwrap();
+    }
+    let w = inst.world();
+    // Physics swung the bob sideways; its D-bone went with it.
+    assert!(
+        w[b.index()].transform_vector3(Vec3::Y).x.abs() > 0.1,
+        "the bob did not swing"
+    );
+    assert!(
+        w[b.index()].abs_diff_eq(w[b_d.index()], 1e-5),
+        "{:?} vs {:?}",
+        w[b.index()],
+        w[b_d.index()]
+    );
 }

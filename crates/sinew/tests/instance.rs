@@ -663,3 +663,95 @@ mod props {
         }
     }
 }
+
+/// PMX "D-bones": a deform chain beside the leg (thigh_d, shin_d, foot_d), each bone inheriting
+/// its twin's rotation. Under leg IK the twins' locals change after constraints ran, so the
+/// D-chain must be evaluated again after IK to follow (skeleton-dynamics-api: the inheritance
+/// source provides the currently evaluated local pose delta).
+fn d_bone_leg() -> (Model, [BoneId; 6]) {
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone(
+            "thigh",
+            "root",
+            Transform::from_translation(Vec3::new(0.1, 1.0, 0.0)),
+        )
+        .bone(
+            "shin",
+            "thigh",
+            Transform::from_translation(Vec3::new(0.0, -0.45, 0.0)),
+        )
+        .bone(
+            "foot",
+            "shin",
+            Transform::from_translation(Vec3::new(0.0, -0.45, 0.0)),
+        )
+        .bone(
+            "thigh_d",
+            "root",
+            Transform::from_translation(Vec3::new(0.1, 1.0, 0.0)),
+        )
+        .bone(
+            "shin_d",
+            "thigh_d",
+            Transform::from_translation(Vec3::new(0.0, -0.45, 0.0)),
+        )
+        .bone(
+            "foot_d",
+            "shin_d",
+            Transform::from_translation(Vec3::new(0.0, -0.45, 0.0)),
+        )
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::with_params(
+        "leg",
+        f("foot"),
+        f("foot"),
+        vec![IkLink::new(f("thigh")), IkLink::new(f("shin"))],
+        IkChainParams {
+            solver: ChainSolver::TwoBone { pole: Vec3::Z },
+            ..IkChainParams::default()
+        },
+    )
+    .unwrap());
+    // In dependency order, as the builder requires sources before dependants.
+    for (d, src) in [("thigh_d", "thigh"), ("shin_d", "shin"), ("foot_d", "foot")] {
+        let inh = TransformInheritance::new(f(src), 1.0, false, true).unwrap();
+        b.pose(BonePoseConstraint::new(f(d), Some(inh), None).unwrap());
+    }
+    let mut model = Model::new(s.clone());
+    b.attach(&mut model).unwrap();
+    let ids = ["thigh", "shin", "foot", "thigh_d", "shin_d", "foot_d"].map(f);
+    (model, ids)
+}
+
+#[test]
+fn d_bones_follow_their_twins_after_ik() {
+    let (model, [thigh, shin, foot, thigh_d, shin_d, foot_d]) = d_bone_leg();
+    let mut inst = SkeletonInstance::new(&model);
+    // Lift the foot: the knee bends.
+    assert!(inst
+        .set_ik_target("leg", Vec3::new(0.1, 0.4, 0.2), 1.0)
+        .unwrap());
+    inst.update_transform();
+    let w = inst.world();
+    assert!(
+        (Vec3::from(w[foot.index()].translation) - Vec3::new(0.1, 0.4, 0.2)).length() < 1e-3,
+        "the IK reached"
+    );
+    for (twin, d) in [(thigh, thigh_d), (shin, shin_d), (foot, foot_d)] {
+        assert!(
+            w[twin.index()].abs_diff_eq(w[d.index()], 1e-5),
+            "{} does not follow its twin",
+            model.skeleton().name(d)
+        );
+    }
+    // Without a target the leg holds its animated pose and so do the D-bones.
+    inst.clear_ik_targets();
+    inst.input_mut()[thigh.index()].rotation = Quat::from_rotation_x(0.3);
+    inst.update_transform();
+    let w = inst.world();
+    assert!(w[shin.index()].abs_diff_eq(w[shin_d.index()], 1e-5));
+}

@@ -47,23 +47,74 @@ pub fn apply_pose_constraints(
     let rest = skeleton.rest_pose();
     for c in constraints {
         let b = c.bone().index();
-        let mut local = locals[b];
-        if let Some(inh) = c.inheritance() {
-            let s = inh.source().index();
-            let (src, src_rest) = (locals[s], rest[s]);
-            if inh.translation() {
-                local.translation += (src.translation - src_rest.translation) * inh.weight();
-            }
-            if inh.rotation() {
-                let delta = src_rest.rotation.inverse() * src.rotation;
-                local.rotation = (local.rotation * scale_rotation(delta, inh.weight())).normalize();
-            }
-        }
-        if let Some(axis) = c.fixed_axis() {
-            local.rotation = twist_about(local.rotation, axis);
-        }
-        locals[b] = local;
+        locals[b] = constrained_local(c, rest, locals[b], locals);
     }
+}
+
+/// The local of `c`'s bone when its unconstrained local is `base`: inheritance from the
+/// source's current local delta in `locals`, then the fixed axis.
+#[must_use]
+pub fn constrained_local(
+    c: &BonePoseConstraint,
+    rest: &[Transform],
+    base: Transform,
+    locals: &[Transform],
+) -> Transform {
+    let mut local = base;
+    if let Some(inh) = c.inheritance() {
+        let s = inh.source().index();
+        let (src, src_rest) = (locals[s], rest[s]);
+        if inh.translation() {
+            local.translation += (src.translation - src_rest.translation) * inh.weight();
+        }
+        if inh.rotation() {
+            let delta = src_rest.rotation.inverse() * src.rotation;
+            local.rotation = (local.rotation * scale_rotation(delta, inh.weight())).normalize();
+        }
+    }
+    if let Some(axis) = c.fixed_axis() {
+        local.rotation = twist_about(local.rotation, axis);
+    }
+    local
+}
+
+/// Constraints whose source is moved after them (by IK or physics), re-evaluated.
+///
+/// `base` holds each bone's local before constraints, `before` the locals as the previous
+/// stage left them, `locals` the locals now. A bone whose local differs from `before` was moved
+/// by the stage (IK, physics): its own constraint is overridden (the spec applies IK and physics
+/// after inheritance), and the constraints reading it are evaluated again, in dependency order,
+/// so that their dependants follow too. Returns whether any local changed (the caller then
+/// rebuilds world matrices).
+pub fn reapply_after_stage(
+    skeleton: &Skeleton,
+    constraints: &[BonePoseConstraint],
+    base: &[Transform],
+    before: &[Transform],
+    locals: &mut [Transform],
+    moved: &mut [bool],
+) -> bool {
+    for ((m, a), b) in moved.iter_mut().zip(locals.iter()).zip(before) {
+        *m = a != b;
+    }
+    let rest = skeleton.rest_pose();
+    let mut changed = false;
+    for c in constraints {
+        let t = c.bone().index();
+        let Some(inh) = c.inheritance() else {
+            continue;
+        };
+        if moved[t] || !moved[inh.source().index()] {
+            continue;
+        }
+        let local = constrained_local(c, rest, base[t], locals);
+        if local != locals[t] {
+            locals[t] = local;
+            moved[t] = true;
+            changed = true;
+        }
+    }
+    changed
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use glam::{Affine3A, DVec3, Quat, Vec3};
 use thiserror::Error;
 
-use super::constraints::apply_pose_constraints;
+use super::constraints::{apply_pose_constraints, reapply_after_stage};
 use super::{IkDriver, PoseAccess};
 use crate::dynamics::{IkChain, SkeletonDynamics, TargetMode};
 use crate::ik::SolveResult;
@@ -60,6 +60,35 @@ pub struct SkeletonInstance {
     frame_targets: Vec<Option<ExternalTarget>>,
     driver: IkDriver,
     dirty: bool,
+    /// Some pose constraint reads a bone that IK or physics moves (an IK link or a simulated
+    /// body's bone): the late pass runs. Empty scratch otherwise.
+    late: bool,
+    /// Locals before constraints, the locals the last stage left, and a moved-bone scratch.
+    base: Vec<Transform>,
+    evaluated: Vec<Transform>,
+    moved: Vec<bool>,
+}
+
+/// Whether some pose constraint reads (directly or through another constraint) a bone that
+/// IK or physics moves after constraints: an IK link or the bone of a simulated body.
+fn reads_late_bones(dynamics: &SkeletonDynamics, bones: usize) -> bool {
+    let mut late = vec![false; bones];
+    for chain in dynamics.ik_chains() {
+        for l in chain.links() {
+            late[l.bone.index()] = true;
+        }
+    }
+    for b in dynamics.physics().bodies() {
+        if let (Some(bone), false) = (b.bone(), b.mode() == crate::dynamics::BodyMode::Kinematic) {
+            if bone.index() < bones {
+                late[bone.index()] = true;
+            }
+        }
+    }
+    dynamics.pose_constraints().iter().any(|c| {
+        c.inheritance()
+            .is_some_and(|inh| late.get(inh.source().index()).copied().unwrap_or(false))
+    })
 }
 
 fn check(chain: &str, target: Vec3, weight: f32) -> Result<(), InstanceError> {
@@ -84,6 +113,8 @@ impl SkeletonInstance {
     pub fn new(model: &Model) -> Self {
         let chains = model.dynamics().ik_chains().len();
         let skeleton = Arc::clone(model.skeleton());
+        let late = reads_late_bones(model.dynamics(), skeleton.len());
+        let n = if late { skeleton.len() } else { 0 };
         Self {
             model: model.clone(),
             input: skeleton.rest_pose().to_vec(),
@@ -93,6 +124,10 @@ impl SkeletonInstance {
             frame_targets: vec![None; chains],
             driver: IkDriver::new(model.dynamics()),
             dirty: true,
+            late,
+            base: vec![Transform::IDENTITY; n],
+            evaluated: vec![Transform::IDENTITY; n],
+            moved: vec![false; n],
         }
     }
 
@@ -282,21 +317,56 @@ impl SkeletonInstance {
                 }
             }
         }
+        if self.late {
+            self.base.copy_from_slice(locals);
+        }
         apply_pose_constraints(&skeleton, dynamics.pose_constraints(), locals);
+        if self.late {
+            self.evaluated.copy_from_slice(locals);
+        }
         self.state.compute_world();
         if !dynamics.ik_chains().is_empty() {
             let mut driver = std::mem::take(&mut self.driver);
             let mut view = InstancePose { instance: self };
             driver.solve(&dynamics, &mut view);
             self.driver = driver;
+            self.reapply_late_constraints();
         }
         self.dirty = false;
     }
 
     /// Rebuilds the hierarchy after physics wrote bones back into the output locals, keeping
-    /// the IK corrections of this frame (no solve).
+    /// the IK corrections of this frame (no solve). Pose constraints whose source physics moved
+    /// (e.g. a PMX "D-bone" inheriting a simulated bone) are evaluated again first.
     pub fn update_transform_after_physics(&mut self) {
-        self.state.compute_world();
+        if !self.reapply_late_constraints() {
+            self.state.compute_world();
+        }
+    }
+
+    /// The late pass: constraints whose source the last stage (IK, physics) moved are
+    /// evaluated again in dependency order and world matrices rebuilt. Returns whether it
+    /// rebuilt them.
+    fn reapply_late_constraints(&mut self) -> bool {
+        if !self.late {
+            return false;
+        }
+        let dynamics = Arc::clone(self.model.dynamics());
+        let skeleton = Arc::clone(self.model.skeleton());
+        let locals = self.state.locals_mut();
+        let changed = reapply_after_stage(
+            &skeleton,
+            dynamics.pose_constraints(),
+            &self.base,
+            &self.evaluated,
+            locals,
+            &mut self.moved,
+        );
+        self.evaluated.copy_from_slice(self.state.locals());
+        if changed {
+            self.state.compute_world();
+        }
+        changed
     }
 
     /// The last solve result of a chain; `None` when disabled, paused or unknown.
