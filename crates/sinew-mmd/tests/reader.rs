@@ -293,3 +293,81 @@ fn d_bones_follow_the_ik_leg_in_both_runtimes() {
         );
     }
 }
+
+/// "positive iteration counts are capped at 256"; "DIRECTION is used when there is a single
+/// link, the controller/effector bind positions coincide, and the controller has a vector tail".
+#[test]
+fn iteration_cap_and_the_direction_rule() {
+    let eye_rig = |ik_at: Vec3, tail: PmxBoneTail, loops: i32| {
+        let mut pmx = leg_pmx();
+        pmx.bones[4].ik.as_mut().unwrap().loop_count = 1000;
+        let base = pmx.bones.len() as i32;
+        let mut eye = pmx.bones[5].clone();
+        eye.name = "右目".into();
+        eye.parent = 0;
+        eye.position = Vec3::new(-0.3, 20.0, 0.0);
+        eye.append = None;
+        eye.flags = PmxBoneFlags(PmxBoneFlags::ROTATABLE | PmxBoneFlags::OPERABLE);
+        let mut tip = eye.clone();
+        tip.name = "右目先".into();
+        tip.parent = base;
+        tip.position = Vec3::new(-0.3, 20.0, -1.0);
+        let mut ik = eye.clone();
+        ik.name = "右目ＩＫ".into();
+        ik.position = ik_at;
+        ik.tail = tail;
+        ik.flags = PmxBoneFlags(ik.flags.0 | PmxBoneFlags::IK | PmxBoneFlags::MOVABLE);
+        ik.ik = Some(PmxIk {
+            effector: base + 1,
+            loop_count: loops,
+            limit_angle: 1.0,
+            links: vec![PmxIkLink {
+                bone: base,
+                limit: None,
+            }],
+        });
+        pmx.bones.extend([eye, tip, ik]);
+        let m = MmdModel::from_bytes(&pmx.to_bytes()).unwrap();
+        let (model, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+        let d = model.dynamics();
+        (
+            d.chain("左足ＩＫ").unwrap().params().iterations,
+            d.chain("右目ＩＫ").unwrap().params().target_mode,
+            d.chain("右目ＩＫ").unwrap().params().iterations,
+        )
+    };
+    let on_tip = Vec3::new(-0.3, 20.0, -1.0);
+    let vector = PmxBoneTail::Offset(Vec3::new(0.0, 0.0, -1.0));
+    let (leg, mode, eye) = eye_rig(on_tip, vector.clone(), 3);
+    assert_eq!(leg, 256, "1000 iterations in the file");
+    assert_eq!((mode, eye), (TargetMode::Direction, 3));
+    // Off the effector, or a tail given as a bone: position mode.
+    let (_, mode, _) = eye_rig(on_tip + Vec3::Y, vector, 3);
+    assert_eq!(mode, TargetMode::Position);
+    let (_, mode, _) = eye_rig(on_tip, PmxBoneTail::Bone(0), 3);
+    assert_eq!(mode, TargetMode::Position);
+}
+
+/// `read_ik` and `read_bone_constraints` on their own fill only their part of the builder, the
+/// same as the whole reader does.
+#[test]
+fn partial_readers_fill_their_part_only() {
+    use sinew::dynamics::SkeletonDynamicsBuilder;
+    use sinew_mmd::dynamics_reader::{read_bone_constraints, read_ik, ReadReport};
+    let m = leg_model();
+    let (whole, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let options = MmdReaderOptions::default();
+    let mut b = SkeletonDynamicsBuilder::new(m.skeleton());
+    read_ik(&m, &mut b, &options, &mut ReadReport::default()).unwrap();
+    let ik = b.build().unwrap();
+    assert!(ik.pose_constraints().is_empty() && ik.physics().bodies().is_empty());
+    assert_eq!(ik.ik_chains(), whole.dynamics().ik_chains());
+    let mut b = SkeletonDynamicsBuilder::new(m.skeleton());
+    read_bone_constraints(&m, &mut b, &mut ReadReport::default()).unwrap();
+    let constraints = b.build().unwrap();
+    assert!(constraints.ik_chains().is_empty() && constraints.physics().bodies().is_empty());
+    assert_eq!(
+        constraints.pose_constraints(),
+        whole.dynamics().pose_constraints()
+    );
+}

@@ -842,3 +842,83 @@ fn d_bones_follow_simulated_bones() {
         w[b_d.index()]
     );
 }
+
+/// The physics override wins over a fixed axis (skeleton-dynamics-api: "the physics override
+/// takes the final simulated pose as authoritative; this axis constraint does not replace
+/// physics joint limits"), and a mass-0 body is moved by its bone, not simulated.
+#[test]
+fn physics_overrides_fixed_axes_and_mass_zero_bodies_follow_their_bones() {
+    let skel = skeleton(1.0);
+    let b = skel.find("b").unwrap();
+    let anchor = body(
+        Some(1),
+        Shape::Box,
+        Vec3::splat(0.05),
+        Vec3::new(0.0, 1.0, 0.0),
+        BodyMode::Kinematic,
+    );
+    let bob = |mass: f32| {
+        let mut d = body(
+            Some(2),
+            Shape::Capsule,
+            Vec3::new(0.03, 0.2, 0.0),
+            Vec3::new(0.0, 0.6, 0.0),
+            BodyMode::Dynamic,
+        );
+        d.mass = mass;
+        d.collision_group = 1;
+        d.non_collision_mask = 1;
+        d
+    };
+    let j = JointDesc {
+        name: "j".into(),
+        body_a: 0,
+        body_b: 1,
+        position: Vec3::new(0.0, 0.7, 0.0),
+        rotation_min: Vec3::splat(-1.0),
+        rotation_max: Vec3::splat(1.0),
+        ..JointDesc::default()
+    };
+    let build = |mass: f32| {
+        let physics = Physics::new(
+            vec![
+                RigidBody::new(anchor.clone()).unwrap(),
+                RigidBody::new(bob(mass)).unwrap(),
+            ],
+            vec![Joint::new(j.clone()).unwrap()],
+            Vec3::ONE,
+            false,
+            false,
+            1.0,
+            vec![],
+        )
+        .unwrap();
+        let mut builder = SkeletonDynamicsBuilder::new(&skel);
+        builder.physics(physics);
+        // b keeps only its twist about X when animated.
+        builder.pose(BonePoseConstraint::new(b, None, Some(Vec3::X)).unwrap());
+        let mut m = Model::new(skel.clone());
+        builder.attach(&mut m).unwrap();
+        m
+    };
+    let run = |m: &Model| {
+        let mut inst = SkeletonInstance::new(m);
+        let mut r = Ragdoll::new(m, PhysicsOptions::default()).unwrap();
+        r.set_gravity(Vec3::new(6.0, -9.8, 0.0));
+        for f in 0..60 {
+            inst.update_transform();
+            r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+                .unwrap();
+        }
+        let (p, _) = r.body_pose(1).unwrap();
+        (inst.state().locals()[b.index()].rotation, p)
+    };
+    // Simulated: swung about Z by the sideways gravity, beyond what the fixed axis allows.
+    let (q, _) = run(&build(1.0));
+    let (axis, angle) = q.to_axis_angle();
+    assert!(angle > 0.1 && axis.z.abs() > 0.9, "{axis} {angle}");
+    // Mass 0: driven by its bone, the body stays where the bone puts it.
+    let (q, p) = run(&build(0.0));
+    assert!(q.angle_between(Quat::IDENTITY) < 1e-6, "{q}");
+    assert!((p - Vec3::new(0.0, 0.6, 0.0)).length() < 1e-5, "{p}");
+}

@@ -558,3 +558,38 @@ fn definitions_are_send_and_sync() {
     assert_send_sync::<Model>();
     assert_send_sync::<sinew::SkeletonInstance>();
 }
+
+#[test]
+fn a_diamond_replaces_a_same_named_closure() {
+    let s = skeleton();
+    let mut b = diamond_builder(&s);
+    b.diamond(DiamondConstraint::new("d", "left", "right").unwrap());
+    b.diamond(DiamondConstraint::with_params("d", "left", "right", 7, 1e-3).unwrap());
+    let d = b.build().unwrap();
+    assert_eq!(d.diamonds().len(), 1, "same name: replaced, not added");
+    assert_eq!(
+        (d.diamonds()[0].iterations(), d.diamonds()[0].tolerance()),
+        (7, 1e-3)
+    );
+}
+
+#[test]
+fn ownership_of_effectors_links_and_constraint_targets() {
+    let s = skeleton();
+    let stranger = BoneId(200);
+    let out_of_range = |b: &SkeletonDynamicsBuilder| {
+        matches!(
+            b.build(),
+            Err(DynamicsError::BoneOutOfRange { index: 200, .. })
+        )
+    };
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new("c", id(&s, "a3"), stranger, vec![IkLink::new(id(&s, "a1"))]).unwrap());
+    assert!(out_of_range(&b), "effector");
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new("c", id(&s, "a3"), id(&s, "a3"), vec![IkLink::new(stranger)]).unwrap());
+    assert!(out_of_range(&b), "link");
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.pose(BonePoseConstraint::new(stranger, None, Some(Vec3::X)).unwrap());
+    assert!(out_of_range(&b), "constraint target");
+}
