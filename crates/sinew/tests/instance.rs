@@ -393,6 +393,24 @@ fn direction_mode_follows_the_controllers_rotation() {
     inst.update_transform();
     let tip = pos(&inst, f("tip"));
     assert!(tip.abs_diff_eq(Vec3::new(-1.0, 1.0, 0.0), 1e-3), "{tip}");
+    // "When a persistent or single-tick external target exists, it switches to position
+    // blending": the tip reaches for the point (not along it as a direction).
+    let point = Vec3::new(0.0, 1.0, 1.0);
+    assert!(inst.set_frame_ik_target("aim", point, 1.0).unwrap());
+    inst.update_transform();
+    let tip = pos(&inst, f("tip"));
+    assert!(tip.abs_diff_eq(point, 1e-3), "frame target: {tip}");
+    // Half weight: from the controller's position halfway toward the point (the controller is
+    // at (5, 1, 0); the blended target (2.5, 1, 0.5) is out of reach, so the tip points at it).
+    inst.clear_frame_ik_targets();
+    assert!(inst.set_ik_target("aim", point, 0.5).unwrap());
+    inst.update_transform();
+    let tip = pos(&inst, f("tip"));
+    let toward = (Vec3::new(2.5, 1.0, 0.5) - Vec3::new(0.0, 1.0, 0.0)).normalize();
+    assert!(
+        tip.abs_diff_eq(Vec3::new(0.0, 1.0, 0.0) + toward, 1e-3),
+        "persistent target at half weight: {tip}"
+    );
 }
 
 #[test]
@@ -748,10 +766,17 @@ fn d_bones_follow_their_twins_after_ik() {
             model.skeleton().name(d)
         );
     }
-    // Without a target the leg holds its animated pose and so do the D-bones.
+    // clear_ik_targets drops the persistent target: the leg holds its animated pose, and so
+    // do the D-bones.
     inst.clear_ik_targets();
+    assert_eq!(inst.effective_target(0), None);
     inst.input_mut()[thigh.index()].rotation = Quat::from_rotation_x(0.3);
     inst.update_transform();
     let w = inst.world();
     assert!(w[shin.index()].abs_diff_eq(w[shin_d.index()], 1e-5));
+    let foot_rest_below_knee = w[shin.index()].transform_point3(Vec3::new(0.0, -0.45, 0.0));
+    assert!(
+        Vec3::from(w[foot.index()].translation).abs_diff_eq(foot_rest_below_knee, 1e-5),
+        "no IK after clear_ik_targets"
+    );
 }
