@@ -1,6 +1,8 @@
 //! Props: the test kit's humanoid holds the demo rifle (`sinew_props::demo`): the rifle hangs
 //! at the right clavicle and both arms bend to its grip and support. Prints, per frame, how
 //! far each hand ended from its target (`short`, 0 when in reach) and where the muzzle is.
+//! The rifle is saved as a `.gltf` and loaded back with `Prop::load_gltf`, as a user loads
+//! their own `.glb` (its named empties are the anchor and hand targets).
 //!
 //! `cargo run -p sinew-examples --example props_and_limbs`
 
@@ -8,7 +10,7 @@ use std::sync::Arc;
 
 use sinew::RigState;
 use sinew_props::demo::{humanoid_rifle_config, rifle, HUMANOID_KIND, RIFLE};
-use sinew_props::{PropSlot, PropsError, PropsRig};
+use sinew_props::{Prop, PropSlot, PropsError, PropsRig};
 use sinew_testkit::Humanoid;
 
 fn main() -> Result<(), PropsError> {
@@ -20,7 +22,11 @@ fn main() -> Result<(), PropsError> {
         .map(|l| format!("{} → {}", l.bones[0], l.target))
         .collect();
     let mut rig = PropsRig::new(config, Some(HUMANOID_KIND))?;
-    rig.hold(RIFLE, PropSlot::Ready(rifle()));
+    let path = std::env::temp_dir().join(format!("sinew-rifle-{}.gltf", std::process::id()));
+    std::fs::write(&path, as_gltf(&rifle())).map_err(|e| PropsError::PropFile(e.to_string()))?;
+    let loaded = Prop::load_gltf(&path);
+    let _ = std::fs::remove_file(&path);
+    rig.hold(RIFLE, PropSlot::Ready(loaded?));
 
     let mut state = RigState::new(h.skeleton.clone());
     for t in [0.0f32, 0.25, 0.5, 0.75] {
@@ -44,4 +50,30 @@ fn main() -> Result<(), PropsError> {
     rig.solve(&mut state)?;
     println!("limp: short() = {:?}", rig.short());
     Ok(())
+}
+
+/// A prop's node tree as a minimal glTF document (what a modelling tool would export).
+fn as_gltf(prop: &Prop) -> String {
+    let nodes: Vec<String> = prop
+        .nodes()
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let children: Vec<usize> = (0..prop.nodes().len())
+                .filter(|&c| prop.nodes()[c].parent == Some(i))
+                .collect();
+            let (t, r) = (n.local.translation, n.local.rotation);
+            format!(
+                r#"{{"name": "{}", "children": {children:?}, "translation": [{}, {}, {}], "rotation": [{}, {}, {}, {}]}}"#,
+                n.name, t.x, t.y, t.z, r.x, r.y, r.z, r.w
+            )
+        })
+        .collect();
+    let roots: Vec<usize> = (0..prop.nodes().len())
+        .filter(|&i| prop.nodes()[i].parent.is_none())
+        .collect();
+    format!(
+        r#"{{"asset": {{"version": "2.0"}}, "scene": 0, "scenes": [{{"nodes": {roots:?}}}], "nodes": [{}]}}"#,
+        nodes.join(", ")
+    )
 }

@@ -338,7 +338,7 @@ fn iteration_cap_and_the_direction_rule() {
     };
     let on_tip = Vec3::new(-0.3, 20.0, -1.0);
     let vector = PmxBoneTail::Offset(Vec3::new(0.0, 0.0, -1.0));
-    let (leg, mode, eye) = eye_rig(on_tip, vector.clone(), 3);
+    let (leg, mode, eye) = eye_rig(on_tip, vector, 3);
     assert_eq!(leg, 256, "1000 iterations in the file");
     assert_eq!((mode, eye), (TargetMode::Direction, 3));
     // Off the effector, or a tail given as a bone: position mode.

@@ -47,6 +47,9 @@ pub enum PropsError {
         /// The target suffix.
         target: String,
     },
+    /// A prop file (glTF) cannot be read or is out of shape.
+    #[error("prop file: {0}")]
+    PropFile(String),
     /// A prop's node list is out of shape.
     #[error("prop node {index} (\"{name}\"): {problem}")]
     PropNode {

@@ -13,7 +13,8 @@
 //!
 //! * [`PropsConfig`]: the `world.ik3d` table (`kinds → { anchor?, limbs? }`), read from JSON
 //!   with errors naming the kind and field.
-//! * [`Prop`]: a small node tree with named empties, placed by its root.
+//! * [`Prop`]: a small node tree with named empties, placed by its root; built in code or
+//!   loaded from a glTF scene ([`Prop::from_gltf`], [`Prop::load_gltf`]: a `.glb` rifle).
 //! * [`anchor`] and [`reach`]: the two solves as functions.
 //! * [`PropsRig`]: one body's per-frame state: kind, props (maybe still loading), limp flag,
 //!   handed limbs, the last solve's [`PropsRig::short`].
@@ -45,6 +46,7 @@ pub mod demo;
 mod error;
 mod module;
 mod prop;
+mod prop_gltf;
 mod rig;
 mod solve;
 
@@ -52,6 +54,7 @@ pub use config::{AnchorConfig, KindConfig, LimbConfig, PropsConfig};
 pub use error::PropsError;
 pub use module::PropsModule;
 pub use prop::{Prop, PropBuilder, PropNode};
+pub use prop_gltf::MAX_PROP_NODES;
 pub use rig::{HandedLimb, PropSlot, PropsRig};
 pub use solve::{anchor, reach, rotation_of};
 

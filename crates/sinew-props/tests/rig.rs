@@ -11,7 +11,8 @@ use sinew::instance::{ModuleError, Slot, TickContext, TickLoop, TickModule};
 use sinew::math::quat_from_euler_xyz;
 use sinew::{Model, RigState, SkeletonInstance, Transform};
 use sinew_props::{
-    anchor, demo, rotation_of, HandedLimb, PropSlot, PropsConfig, PropsError, PropsModule, PropsRig,
+    anchor, demo, rotation_of, HandedLimb, Prop, PropSlot, PropsConfig, PropsError, PropsModule,
+    PropsRig,
 };
 
 fn rig() -> PropsRig {
@@ -413,4 +414,40 @@ mod props {
             prop_assert_eq!(s.locals(), &once[..]);
         }
     }
+}
+
+/// The same bar as a glTF document the test writes: loaded with `Prop::from_gltf`, it anchors
+/// and guides the hand exactly as the hand-built one.
+#[test]
+fn a_gltf_prop_holds_like_the_hand_built_one() {
+    let (s, c) = (0.15f32.sin(), 0.15f32.cos());
+    let doc = format!(
+        r#"{{"asset": {{"version": "2.0"}}, "scene": 0, "scenes": [{{"nodes": [0]}}],
+            "nodes": [
+              {{"name": "bar", "children": [1, 2]}},
+              {{"name": "bar/handle", "translation": [0, 0, 0.2]}},
+              {{"name": "bar/tip", "translation": [0, 0.1, 0.6], "rotation": [{s}, 0, 0, {c}]}}
+            ]}}"#
+    );
+    let dir = std::env::temp_dir().join(format!("sinew-props-gltf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bar.gltf");
+    std::fs::write(&path, doc).unwrap();
+    let from_file = Prop::load_gltf(&path).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let skel = body(false);
+    let (mut built, mut loaded) = (state(&skel), state(&skel));
+    rig().solve(&mut built).unwrap();
+    let mut r = rig();
+    r.hold("bar", PropSlot::Ready(from_file));
+    r.solve(&mut loaded).unwrap();
+    let (a, b) = (built.world().unwrap(), loaded.world().unwrap());
+    assert!(a.iter().zip(b).all(|(x, y)| x.abs_diff_eq(*y, 1e-5)));
+    assert!(
+        a.iter()
+            .zip(built.skeleton().rest_world().iter())
+            .any(|(x, rest)| !x.abs_diff_eq(*rest, 1e-3)),
+        "the hold moved the arm"
+    );
 }
