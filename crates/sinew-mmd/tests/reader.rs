@@ -371,3 +371,25 @@ fn partial_readers_fill_their_part_only() {
         whole.dynamics().pose_constraints()
     );
 }
+
+/// `SkeletonDynamicsBuilder::new(model.skeleton()).ik(x).attach(&mut model)` on a read MMD
+/// model adds `x` and keeps every chain, constraint and the physics table the reader mounted.
+#[test]
+fn builders_add_to_what_the_reader_mounted() {
+    use sinew::dynamics::{IkChain, IkLink, SkeletonDynamicsBuilder};
+    let m = leg_model();
+    let (mut model, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
+    let before = Arc::clone(model.dynamics());
+    let s = Arc::clone(model.skeleton());
+    let f = |n: &str| s.find(n).unwrap();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new("look", f("両目"), f("左目"), vec![IkLink::new(f("両目"))]).unwrap());
+    let after = b.attach(&mut model).unwrap();
+    assert_eq!(after.ik_chains().len(), before.ik_chains().len() + 1);
+    assert_eq!(after.pose_constraints(), before.pose_constraints());
+    assert_eq!(
+        after.physics().bodies().len(),
+        before.physics().bodies().len()
+    );
+    assert!(!before.physics().bodies().is_empty());
+}

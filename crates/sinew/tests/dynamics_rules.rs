@@ -593,3 +593,55 @@ fn ownership_of_effectors_links_and_constraint_targets() {
     b.pose(BonePoseConstraint::new(stranger, None, Some(Vec3::X)).unwrap());
     assert!(out_of_range(&b), "constraint target");
 }
+
+/// The spec's builder path: a builder made with `new(model.skeleton())` starts from what the
+/// model has mounted (e.g. what a reader put there); `empty` and `clear` start from nothing.
+#[test]
+fn new_builders_start_from_the_mounted_definitions() {
+    let s = skeleton();
+    let mut model = Model::new(s.clone());
+    let mut reader = SkeletonDynamicsBuilder::new(&s);
+    reader
+        .ik(chain(&s, "x", &["a1"], "a2"))
+        .pose(BonePoseConstraint::new(id(&s, "b1"), None, Some(Vec3::X)).unwrap())
+        .physics(Physics::new(vec![], vec![], Vec3::splat(2.0), false, true, 1.0, vec![]).unwrap());
+    reader.attach(&mut model).unwrap();
+
+    // Adding a chain keeps the mounted chain, constraint and physics table.
+    let mut b = SkeletonDynamicsBuilder::new(model.skeleton());
+    b.ik(chain(&s, "y", &["b1"], "b2"));
+    let d = b.attach(&mut model).unwrap();
+    assert_eq!(
+        d.ik_chains().iter().map(|c| c.name()).collect::<Vec<_>>(),
+        ["x", "y"]
+    );
+    assert_eq!(d.pose_constraints().len(), 1);
+    assert_eq!(d.physics().unit_scale(), Vec3::splat(2.0));
+    // A same-named chain replaces the mounted one in place.
+    let mut b = SkeletonDynamicsBuilder::new(model.skeleton());
+    b.ik(chain(&s, "x", &["a1", "a2"], "a3"));
+    let d = b.attach(&mut model).unwrap();
+    assert_eq!(d.ik_chains().len(), 2);
+    assert_eq!(d.chain("x").unwrap().links().len(), 2);
+    // Validation covers the merged whole: a chain reusing a mounted chain's driver fails as
+    // it would had both been added to one builder.
+    let together = {
+        let mut one = SkeletonDynamicsBuilder::from_model(&model);
+        one.ik(chain(&s, "z", &["a1"], "a2"));
+        one.build().map(|_| ())
+    };
+    let mut b = SkeletonDynamicsBuilder::new(model.skeleton());
+    b.ik(chain(&s, "z", &["a1"], "a2"));
+    assert_eq!(b.attach(&mut model).map(|_| ()), together);
+
+    // `empty` replaces everything; so does `clear` on any builder.
+    let mut b = SkeletonDynamicsBuilder::empty(model.skeleton());
+    b.ik(chain(&s, "y", &["b1"], "b2"));
+    let d = b.attach(&mut model).unwrap();
+    assert_eq!(d.ik_chains().len(), 1);
+    assert!(d.pose_constraints().is_empty());
+    assert_eq!(d.physics().unit_scale(), Vec3::ONE);
+    let mut b = SkeletonDynamicsBuilder::new(model.skeleton());
+    b.ik(chain(&s, "q", &["a1"], "a2")).clear();
+    assert!(b.attach(&mut model).unwrap().is_empty());
+}

@@ -32,26 +32,63 @@ where
 
 /// Collects dynamics definitions for one skeleton, validates them all at [`Self::build`], and
 /// mounts them on a [`Model`] with [`Self::attach`].
+///
+/// As the spec's builder, one made with [`Self::new`] *starts from the definitions mounted on
+/// the model it is attached to*: `SkeletonDynamicsBuilder::new(model.skeleton()).ik(x)
+/// .attach(&mut model)` adds (or replaces, by name) chain `x` and keeps every chain, closure,
+/// pose constraint and physics table the model's reader mounted. [`Self::empty`] and
+/// [`Self::clear`] start from nothing instead: `attach` then replaces the model's definitions.
 #[derive(Clone, Debug)]
 pub struct SkeletonDynamicsBuilder {
     skeleton: Arc<Skeleton>,
     physics: Physics,
+    /// The physics table was set on this builder (otherwise the mounted one is kept).
+    physics_set: bool,
+    /// `attach` merges onto the model's mounted definitions (`new`) or replaces them.
+    on_mounted: bool,
     chains: Vec<IkChain>,
     diamonds: Vec<DiamondConstraint>,
     pose: Vec<BonePoseConstraint>,
 }
 
 impl SkeletonDynamicsBuilder {
-    /// An empty builder for `skeleton`.
+    /// A builder for `skeleton` that [`Self::attach`] applies on top of the definitions the
+    /// model already has mounted (see the type's documentation). [`Self::build`] alone
+    /// validates only what was added here.
     #[must_use]
     pub fn new(skeleton: &Arc<Skeleton>) -> Self {
         Self {
             skeleton: Arc::clone(skeleton),
             physics: Physics::EMPTY,
+            physics_set: false,
+            on_mounted: true,
             chains: Vec::new(),
             diamonds: Vec::new(),
             pose: Vec::new(),
         }
+    }
+
+    /// A builder for `skeleton` that starts from nothing: [`Self::attach`] replaces whatever
+    /// the model had mounted with exactly what this builder holds.
+    #[must_use]
+    pub fn empty(skeleton: &Arc<Skeleton>) -> Self {
+        Self {
+            on_mounted: false,
+            physics_set: true,
+            ..Self::new(skeleton)
+        }
+    }
+
+    /// Removes everything added so far and makes [`Self::attach`] replace the mounted
+    /// definitions (physics included) instead of adding to them.
+    pub fn clear(&mut self) -> &mut Self {
+        self.physics = Physics::EMPTY;
+        self.physics_set = true;
+        self.on_mounted = false;
+        self.chains.clear();
+        self.diamonds.clear();
+        self.pose.clear();
+        self
     }
 
     /// A builder for the model's skeleton holding a copy of the definitions already mounted on
@@ -62,6 +99,8 @@ impl SkeletonDynamicsBuilder {
         Self {
             skeleton: Arc::clone(model.skeleton()),
             physics: d.physics.clone(),
+            physics_set: true,
+            on_mounted: false,
             chains: d.chains.clone(),
             diamonds: d.diamonds.clone(),
             pose: d.pose_constraints.clone(),
@@ -102,13 +141,13 @@ impl SkeletonDynamicsBuilder {
     /// Replaces the whole physics definition, keeping IK and closures.
     pub fn physics(&mut self, physics: Physics) -> &mut Self {
         self.physics = physics;
+        self.physics_set = true;
         self
     }
 
     /// Replaces bodies and joints with the two-list defaults ([`Physics::from_tables`]).
     pub fn physics_tables(&mut self, bodies: Vec<RigidBody>, joints: Vec<Joint>) -> &mut Self {
-        self.physics = Physics::from_tables(bodies, joints);
-        self
+        self.physics(Physics::from_tables(bodies, joints))
     }
 
     /// Adds a chain; a chain with the same name is replaced in place.
@@ -343,7 +382,10 @@ impl SkeletonDynamicsBuilder {
         }))
     }
 
-    /// Builds, then mounts the definition on `model` and returns it.
+    /// Builds, then mounts the definition on `model` and returns it: for a builder from
+    /// [`Self::new`], the model's mounted definitions with this builder's entries applied on
+    /// top (all validated together); for one from [`Self::empty`], [`Self::from_model`] or
+    /// after [`Self::clear`], exactly this builder's content.
     ///
     /// # Errors
     /// [`DynamicsError::SkeletonMismatch`] when the model's skeleton is not this builder's
@@ -352,7 +394,26 @@ impl SkeletonDynamicsBuilder {
         if !Arc::ptr_eq(model.skeleton(), &self.skeleton) {
             return Err(DynamicsError::SkeletonMismatch);
         }
-        let d = self.build()?;
+        let d = if self.on_mounted {
+            // Start from the mounted definitions; this builder's entries replace same-named
+            // chains and closures and same-bone constraints, or are added.
+            let mut merged = Self::from_model(model);
+            for c in &self.chains {
+                merged.ik(c.clone());
+            }
+            for dm in &self.diamonds {
+                merged.diamond(dm.clone());
+            }
+            for p in &self.pose {
+                merged.pose(*p);
+            }
+            if self.physics_set {
+                merged.physics(self.physics.clone());
+            }
+            merged.build()?
+        } else {
+            self.build()?
+        };
         model.set_dynamics(Arc::clone(&d));
         Ok(d)
     }
