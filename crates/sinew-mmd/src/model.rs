@@ -203,9 +203,37 @@ pub struct MmdModel {
     pub(crate) warnings: Vec<String>,
     pub(crate) skeleton: Arc<Skeleton>,
     pub(crate) eval_order: Vec<usize>,
+    /// Per bone: it owns an IK whose links all carry simulated bodies (computed on first use).
+    pub(crate) ik_simulated: std::sync::OnceLock<Vec<bool>>,
 }
 
 impl MmdModel {
+    /// Whether bone `bone` owns an IK whose links all carry simulated (not follow-bone) rigid
+    /// bodies: MMD does not solve such a chain while physics runs.
+    #[must_use]
+    pub fn ik_is_simulated(&self, bone: usize) -> bool {
+        let flags = self.ik_simulated.get_or_init(|| {
+            let n = self.bones.len();
+            let mut simulated = vec![false; n];
+            for b in &self.rigid_bodies {
+                if let (Some(i), false) = (b.bone, b.mode == crate::pmx::PhysicsMode::FollowBone) {
+                    if i < n {
+                        simulated[i] = true;
+                    }
+                }
+            }
+            self.bones
+                .iter()
+                .map(|b| {
+                    b.ik.as_ref().is_some_and(|ik| {
+                        !ik.links.is_empty() && ik.links.iter().all(|l| simulated[l.bone])
+                    })
+                })
+                .collect()
+        });
+        flags.get(bone).copied().unwrap_or(false)
+    }
+
     /// Model name.
     #[must_use]
     pub fn name(&self) -> &str {
@@ -679,6 +707,7 @@ impl MmdModel {
             warnings,
             skeleton,
             eval_order,
+            ik_simulated: std::sync::OnceLock::new(),
         })
     }
 

@@ -40,7 +40,6 @@ use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 
 use crate::axis_limit::AxisLimit;
 use crate::model::{MmdIk, MmdIkLink, MmdModel};
-use crate::pmx::PhysicsMode;
 
 mod lockstep;
 
@@ -356,8 +355,6 @@ pub struct MmdInstance {
     /// Animated local rotation, per file bone (VMD/VPD "r").
     rotation: Vec<Quat>,
     ik_enabled: Vec<bool>,
-    /// Per IK bone: every link carries a simulated (non-follow-bone) rigid body.
-    ik_simulated: Vec<bool>,
     /// Physics is on: chains whose links are all simulated are not solved.
     physics_active: bool,
     world: Vec<Affine3A>,
@@ -491,25 +488,6 @@ impl MmdInstance {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
-            ik_simulated: {
-                let mut simulated_bone = vec![false; n];
-                for b in &model.rigid_bodies {
-                    if let (Some(i), false) = (b.bone, b.mode == PhysicsMode::FollowBone) {
-                        if i < n {
-                            simulated_bone[i] = true;
-                        }
-                    }
-                }
-                model
-                    .bones
-                    .iter()
-                    .map(|b| {
-                        b.ik.as_ref().is_some_and(|ik| {
-                            !ik.links.is_empty() && ik.links.iter().all(|l| simulated_bone[l.bone])
-                        })
-                    })
-                    .collect()
-            },
             physics_active: false,
             world: vec![Affine3A::IDENTITY; n],
             is_chain,
@@ -632,7 +610,7 @@ impl MmdInstance {
 
     /// Whether the IK owned by bone `i` is solved this evaluation.
     fn ik_active(&self, i: usize) -> bool {
-        self.ik_enabled[i] && !(self.physics_active && self.ik_simulated[i])
+        self.ik_enabled[i] && !(self.physics_active && self.model.ik_is_simulated(i))
     }
 
     /// Whether the IK owned by `bone` is enabled (true for bones without IK).

@@ -7,14 +7,14 @@ use rapier3d::prelude::SharedShape;
 
 use crate::world::{from_r, Rigid};
 
-/// A shape as the contact search sees it.
+/// A shape as the contact search sees it: parry's shape (built once), and for spheres and
+/// capsules the swept-sphere form the closed form uses.
 #[derive(Clone, Debug)]
-pub(crate) enum Collider {
+pub(crate) struct Collider {
     /// A sphere (`half_height == 0`) or a Y capsule: the points within `radius` of the
-    /// segment `±half_height` along local Y.
-    Swept { radius: f32, half_height: f32 },
-    /// A box (parry's shape), with its half extents.
-    Cuboid(SharedShape),
+    /// segment `±half_height` along local Y. `None` for a box.
+    swept: Option<(f32, f32)>,
+    shape: SharedShape,
 }
 
 /// One contact: points on each surface, the unit normal from the first shape toward the
@@ -64,22 +64,37 @@ fn closest_on_segments(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
 }
 
 impl Collider {
+    /// A sphere of `radius`.
+    pub fn ball(radius: f32) -> Self {
+        Self {
+            swept: Some((radius, 0.0)),
+            shape: SharedShape::ball(radius),
+        }
+    }
+
+    /// A Y capsule of `radius` around the segment `±half_height`.
+    pub fn capsule(radius: f32, half_height: f32) -> Self {
+        Self {
+            swept: Some((radius, half_height)),
+            shape: SharedShape::capsule_y(half_height, radius),
+        }
+    }
+
+    /// A box with half extents `half`.
+    pub fn cuboid(half: Vec3) -> Self {
+        Self {
+            swept: None,
+            shape: SharedShape::cuboid(half.x, half.y, half.z),
+        }
+    }
+
     /// The contact between `self` at `pa` and `other` at `pb` when they are closer than
     /// `margin`.
     pub fn touch(&self, pa: &Rigid, other: &Self, pb: &Rigid, margin: f32) -> Option<Touch> {
-        match (self, other) {
-            (
-                Self::Swept {
-                    radius: ra,
-                    half_height: ha,
-                },
-                Self::Swept {
-                    radius: rb,
-                    half_height: hb,
-                },
-            ) => {
-                let axis_a = pa.r * Vec3::new(0.0, *ha, 0.0);
-                let axis_b = pb.r * Vec3::new(0.0, *hb, 0.0);
+        match (self.swept, other.swept) {
+            (Some((ra, ha)), Some((rb, hb))) => {
+                let axis_a = pa.r * Vec3::new(0.0, ha, 0.0);
+                let axis_b = pb.r * Vec3::new(0.0, hb, 0.0);
                 let (ca, cb) =
                     closest_on_segments(pa.t - axis_a, pa.t + axis_a, pb.t - axis_b, pb.t + axis_b);
                 let d = cb - ca;
@@ -95,21 +110,15 @@ impl Collider {
                     (pb.t - pa.t).try_normalize().unwrap_or(Vec3::Y)
                 };
                 Some(Touch {
-                    point_a: ca + normal * *ra,
-                    point_b: cb - normal * *rb,
+                    point_a: ca + normal * ra,
+                    point_b: cb - normal * rb,
                     normal,
                     dist,
                 })
             }
             _ => {
-                let c = query::contact(
-                    &pa.to_r(),
-                    &*self.shape(),
-                    &pb.to_r(),
-                    &*other.shape(),
-                    margin,
-                )
-                .ok()??;
+                let c = query::contact(&pa.to_r(), &*self.shape, &pb.to_r(), &*other.shape, margin)
+                    .ok()??;
                 Some(Touch {
                     point_a: from_r(c.point1),
                     point_b: from_r(c.point2),
@@ -117,17 +126,6 @@ impl Collider {
                     dist: c.dist,
                 })
             }
-        }
-    }
-
-    fn shape(&self) -> SharedShape {
-        match self {
-            Self::Swept {
-                radius,
-                half_height,
-            } if *half_height > 0.0 => SharedShape::capsule_y(*half_height, *radius),
-            Self::Swept { radius, .. } => SharedShape::ball(*radius),
-            Self::Cuboid(s) => s.clone(),
         }
     }
 }
@@ -145,18 +143,9 @@ mod tests {
     fn swept_contacts_match_parry() {
         // Capsules and spheres in assorted poses: the closed form agrees with parry's GJK.
         let shapes = [
-            Collider::Swept {
-                radius: 0.3,
-                half_height: 0.0,
-            },
-            Collider::Swept {
-                radius: 0.2,
-                half_height: 0.5,
-            },
-            Collider::Swept {
-                radius: 0.4,
-                half_height: 1.0,
-            },
+            Collider::ball(0.3),
+            Collider::capsule(0.2, 0.5),
+            Collider::capsule(0.4, 1.0),
         ];
         let poses = [
             at(Vec3::ZERO, Quat::IDENTITY),
@@ -174,7 +163,7 @@ mod tests {
                     for pb in &poses[k + 1..] {
                         let ours = a.touch(pa, b, pb, 0.1);
                         let theirs =
-                            query::contact(&pa.to_r(), &*a.shape(), &pb.to_r(), &*b.shape(), 0.1)
+                            query::contact(&pa.to_r(), &*a.shape, &pb.to_r(), &*b.shape, 0.1)
                                 .unwrap();
                         assert_eq!(ours.is_some(), theirs.is_some(), "{i} {k}");
                         if let (Some(o), Some(t)) = (ours, theirs) {

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, DVec3, Mat3, Quat, Vec3};
-use rapier3d::prelude::{MassProperties, RigidBodyBuilder, RigidBodyHandle, SharedShape};
+use rapier3d::prelude::{MassProperties, RigidBodyBuilder, RigidBodyHandle};
 use sinew::dynamics::{BodyMode, Physics, Shape};
-use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
+use sinew::math::quat_from_euler_xyz;
 use sinew::{BoneId, Model, Skeleton, SkeletonInstance, Transform};
 
 use crate::contact::Collider;
@@ -49,47 +49,6 @@ struct BodyRt {
     /// Bullet damping (fraction of velocity lost per second, clamped to `[0, 1]`): linear,
     /// angular. Applied by the ragdoll itself when `PhysicsOptions::bullet_damping`.
     damping: (f32, f32),
-}
-
-struct JointRt {
-    def: usize,
-    a: usize,
-    b: usize,
-    /// Authored joint frame in body A's / B's local simulation frame.
-    frame_a: Rigid,
-    frame_b: Rigid,
-    min: Vec3,
-    max: Vec3,
-}
-
-impl JointRt {
-    /// The joint's angles as MMD authors them: the XYZ Euler angles of frame A seen from
-    /// frame B (`euler_xyz(B⁻¹·A)`), the angles Bullet's generic 6-DOF joint limits. (Bullet
-    /// decomposes `A⁻¹·B` read transposed; for one axis this is the negated angle of B in A.)
-    fn angles(fa: &Rigid, fb: &Rigid) -> Vec3 {
-        euler_xyz_from_quat(fb.r.inverse() * fa.r)
-    }
-
-    /// The rotation of frame B in frame A (`A⁻¹·B`) whose authored angles are `e`.
-    fn rel_from_angles(e: Vec3) -> Quat {
-        quat_from_euler_xyz(e).inverse()
-    }
-
-    /// The authored angles `e` ([`Self::angles`]) clamped to the authored box (free axes
-    /// untouched), and the largest excess `|clamped − e|` (0 inside the box).
-    fn clamp_to_box(&self, e: Vec3) -> (Vec3, f32) {
-        let (e, min, max) = (e.to_array(), self.min.to_array(), self.max.to_array());
-        let mut clamped = e;
-        let mut excess = 0.0f32;
-        for i in 0..3 {
-            // `min > max`: a free axis (Bullet's rule).
-            if min[i] <= max[i] {
-                clamped[i] = e[i].clamp(min[i], max[i]);
-                excess = excess.max((clamped[i] - e[i]).abs());
-            }
-        }
-        (Vec3::from_array(clamped), excess)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -150,14 +109,14 @@ pub struct Ragdoll {
     world: World,
     bodies: Vec<BodyRt>,
     body_of_def: Vec<Option<usize>>,
-    joints: Vec<JointRt>,
-    /// The joints in solver form, and the solver's scratch.
+    /// The created joints in solver form, and each one's index in `Physics::joints()`.
     six: Vec<SixDof>,
+    joint_defs: Vec<usize>,
     /// This step's contact points.
     contacts: Vec<ContactPoint>,
     solver: JointSolver,
     states: Vec<BodyState>,
-    /// Joint-tree order for projection: (index into `joints`, `true` when body B moves).
+    /// Joint-tree order for projection: (index into `six`, `true` when body B moves).
     projection: Vec<(usize, bool)>,
     roles: Vec<Role>,
     step: f32,
@@ -175,7 +134,7 @@ impl std::fmt::Debug for Ragdoll {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ragdoll")
             .field("bodies", &self.bodies.len())
-            .field("joints", &self.joints.len())
+            .field("joints", &self.six.len())
             .field("gravity", &self.gravity)
             .field("options", &self.options)
             .finish_non_exhaustive()
@@ -393,7 +352,7 @@ impl Ragdoll {
                 ))
             }
             .pose(bind_sim.to_r())
-            // Bullet damping is applied by `solve_joints`; otherwise rapier's own.
+            // Bullet damping is applied by `predict`; otherwise rapier's own.
             .linear_damping(if options.bullet_damping {
                 0.0
             } else {
@@ -409,17 +368,11 @@ impl Ragdoll {
             .build();
             let handle = world.bodies.insert(rb);
             // The collision shape; contacts are found and solved by the ragdoll (see
-            // `solve_joints`), so rapier holds no colliders.
+            // `find_contacts` and `solve_rows`), so rapier holds no colliders.
             let shape = match d.shape {
-                Shape::Sphere => Collider::Swept {
-                    radius: size.x,
-                    half_height: 0.0,
-                },
-                Shape::Box => Collider::Cuboid(SharedShape::cuboid(size.x, size.y, size.z)),
-                Shape::Capsule => Collider::Swept {
-                    radius: size.x,
-                    half_height: size.y * 0.5,
-                },
+                Shape::Sphere => Collider::ball(size.x),
+                Shape::Box => Collider::cuboid(size),
+                Shape::Capsule => Collider::capsule(size.x, size.y * 0.5),
             };
             let reach = match d.shape {
                 Shape::Sphere => size.x,
@@ -457,7 +410,7 @@ impl Ragdoll {
             });
         }
 
-        let mut joints = Vec::new();
+        let mut joint_defs = Vec::new();
         let mut six = Vec::new();
         for (index, j) in physics.joints().iter().enumerate() {
             let d = j.desc();
@@ -489,20 +442,12 @@ impl Ragdoll {
                 lin_k: d.position_spring.max(Vec3::ZERO),
                 ang_k: d.rotation_spring.max(Vec3::ZERO),
             });
-            joints.push(JointRt {
-                def: index,
-                a,
-                b,
-                frame_a,
-                frame_b,
-                min: d.rotation_min,
-                max: d.rotation_max,
-            });
+            joint_defs.push(index);
         }
 
         let projection = projection_order(
             &bodies.iter().map(|b| b.driven).collect::<Vec<_>>(),
-            &joints.iter().map(|j| (j.a, j.b)).collect::<Vec<_>>(),
+            &six.iter().map(|j| (j.a, j.b)).collect::<Vec<_>>(),
         );
 
         // Bone roles: simulated bodies write back; followers follow.
@@ -553,8 +498,8 @@ impl Ragdoll {
             world,
             bodies,
             body_of_def,
-            joints,
             six,
+            joint_defs,
             contacts: Vec::new(),
             solver: JointSolver::default(),
             states: Vec::new(),
@@ -601,7 +546,7 @@ impl Ragdoll {
     /// Number of joints created (joints whose two bodies both exist).
     #[must_use]
     pub fn joint_count(&self) -> usize {
-        self.joints.len()
+        self.six.len()
     }
 
     /// The effective mode of definition body `body`, if it was created.
@@ -753,13 +698,7 @@ impl Ragdoll {
             self.accumulator = (self.accumulator - n as f32 * self.step).max(0.0);
         }
         for k in 1..=n {
-            let alpha = k as f32 / n as f32;
-            for b in &self.bodies {
-                if b.driven {
-                    let p = b.prev.lerp(b.target, alpha);
-                    self.world.bodies[b.handle].set_next_kinematic_position(p.to_r());
-                }
-            }
+            self.predict(k as f32 / n as f32);
             self.find_contacts();
             let pairs = self.contacts.len();
             if pairs > crate::MAX_CONTACT_PAIRS {
@@ -769,8 +708,8 @@ impl Ragdoll {
                     when: "during a step",
                 });
             }
-            self.solve_joints(alpha);
-            // Gravity is already in the velocities (see `solve_joints`).
+            self.solve_rows();
+            // Gravity is already in the velocities (see `predict`).
             self.world.step(Vec3::ZERO);
             self.project_joints();
         }
@@ -843,20 +782,20 @@ impl Ragdoll {
     }
 
     /// Joint `j`'s authored frame on body A and on body B, simulation space, now.
-    fn joint_frames(&self, j: &JointRt) -> (Rigid, Rigid) {
+    fn joint_frames(&self, j: &SixDof) -> (Rigid, Rigid) {
         let pose = |rt: usize| Rigid::from_r(self.world.bodies[self.bodies[rt].handle].position());
-        (pose(j.a).mul(j.frame_a), pose(j.b).mul(j.frame_b))
+        j.frames(&pose(j.a), &pose(j.b))
     }
 
     /// Contact points between bodies that may collide (MMD's group rule, at least one of them
-    /// simulated) and come within [`CONTACT_MARGIN`] of each other, at the bodies' current
-    /// poses; stops counting just past [`crate::MAX_CONTACT_PAIRS`].
+    /// simulated) and come within [`CONTACT_MARGIN`] of each other, at the poses [`Self::predict`]
+    /// read; stops counting just past [`crate::MAX_CONTACT_PAIRS`].
     fn find_contacts(&mut self) {
         self.contacts.clear();
         let n = self.bodies.len();
         for i in 0..n {
             let bi = &self.bodies[i];
-            let pi = Rigid::from_r(self.world.bodies[bi.handle].position());
+            let pi = self.states[i].pose;
             // A body gone non-finite this frame is reset by the guard; until then it touches
             // nothing (parry's queries are not meant for NaN poses).
             if !pi.is_finite() {
@@ -867,7 +806,7 @@ impl Ragdoll {
                 if (bi.driven && bj.driven) || !mmd_collides(bi.groups, bj.groups) {
                     continue;
                 }
-                let pj = Rigid::from_r(self.world.bodies[bj.handle].position());
+                let pj = self.states[j].pose;
                 if !pj.is_finite() {
                     continue;
                 }
@@ -899,18 +838,18 @@ impl Ragdoll {
         }
     }
 
-    /// Bullet's step up to the constraint solve, then the joints (see [`six_dof`]): dynamic
-    /// bodies get this step's gravity and damping, kinematic ones the velocity that reaches
-    /// their pose at `alpha` of the frame, the joint rows are solved on those velocities, and
-    /// the dynamic results go back to rapier, which adds contacts and integrates.
-    fn solve_joints(&mut self, alpha: f32) {
+    /// Bullet's step up to the constraint solve: the body states the contacts and rows are
+    /// built on. Dynamic bodies get this step's gravity and damping; kinematic ones are sent to
+    /// their pose at `alpha` of the frame and enter with the velocity that reaches it.
+    fn predict(&mut self, alpha: f32) {
         let h = self.step;
         self.states.clear();
         for b in &self.bodies {
-            let rb = &self.world.bodies[b.handle];
+            let rb = &mut self.world.bodies[b.handle];
             let pose = Rigid::from_r(rb.position());
             let state = if b.driven {
                 let next = b.prev.lerp(b.target, alpha);
+                rb.set_next_kinematic_position(next.to_r());
                 let mut dq = next.r * pose.r.inverse();
                 if dq.w < 0.0 {
                     dq = -dq;
@@ -939,6 +878,12 @@ impl Ragdoll {
             };
             self.states.push(state);
         }
+    }
+
+    /// The joint and contact rows solved on the predicted states (see [`six_dof`]); the dynamic
+    /// bodies' velocities go back to rapier, which integrates.
+    fn solve_rows(&mut self) {
+        let h = self.step;
         self.solver.solve(
             &self.six,
             &self.contacts,
@@ -963,16 +908,16 @@ impl Ragdoll {
         };
         let lin_tol = tol.linear_tolerance * self.unit_scale.max_element();
         for &(ji, move_b) in &self.projection {
-            let j = &self.joints[ji];
+            let j = &self.six[ji];
             let (ha, hb) = (self.bodies[j.a].handle, self.bodies[j.b].handle);
             let (fa, fb) = self.joint_frames(j);
-            let (clamped, excess) = j.clamp_to_box(JointRt::angles(&fa, &fb));
+            let (clamped, excess) = j.clamp_to_box(SixDof::angles(&fa, &fb));
             let rotate = excess > tol.angular_tolerance;
             if !rotate && (fa.t - fb.t).length() <= lin_tol {
                 continue;
             }
             let rel = if rotate {
-                JointRt::rel_from_angles(clamped)
+                SixDof::rel_from_angles(clamped)
             } else {
                 fa.r.inverse() * fb.r
             };
@@ -1040,20 +985,20 @@ impl Ragdoll {
                 self.report.worst_body = Some(b.def);
             }
         }
-        for j in &self.joints {
+        for (j, &def) in self.six.iter().zip(&self.joint_defs) {
             let (v, sep) = self.joint_error(j);
             if v > self.report.worst_joint_violation {
                 self.report.worst_joint_violation = v;
-                self.report.worst_joint = Some(j.def);
+                self.report.worst_joint = Some(def);
             }
             self.report.worst_joint_separation = self.report.worst_joint_separation.max(sep);
         }
     }
 
     /// (rotation excess beyond the authored box, radians; anchor separation, eval units).
-    fn joint_error(&self, j: &JointRt) -> (f32, f32) {
+    fn joint_error(&self, j: &SixDof) -> (f32, f32) {
         let (fa, fb) = self.joint_frames(j);
-        let (_, excess) = j.clamp_to_box(JointRt::angles(&fa, &fb));
+        let (_, excess) = j.clamp_to_box(SixDof::angles(&fa, &fb));
         (excess, ((fa.t - fb.t) / self.unit_scale).length())
     }
 
@@ -1061,8 +1006,8 @@ impl Ragdoll {
     /// `joint` (index into `Physics::joints()`) now; `None` when the joint was not created.
     #[must_use]
     pub fn joint_error_now(&self, joint: usize) -> Option<(f32, f32)> {
-        let j = self.joints.iter().find(|j| j.def == joint)?;
-        Some(self.joint_error(j))
+        let i = self.joint_defs.iter().position(|&d| d == joint)?;
+        Some(self.joint_error(&self.six[i]))
     }
 
     fn writeback(&mut self, instance: &mut SkeletonInstance, root: &Affine3A) {

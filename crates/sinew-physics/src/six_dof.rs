@@ -26,10 +26,10 @@
 //! in the same sweeps, Bullet's mass-weighted "frame offset" anchor is the plain anchor here,
 //! and rapier integrates positions.
 
-use glam::{Mat3, Vec3, Vec3A};
+use glam::{Mat3, Quat, Vec3, Vec3A};
 
 use crate::world::Rigid;
-use sinew::math::euler_xyz_from_quat;
+use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
 
 /// Fraction of a limit error corrected per step (the stop ERP MMD runtimes give Bullet's
 /// 6-DOF joints on all six axes; babylon-mmd and saba use 0.475).
@@ -97,6 +97,79 @@ struct Row {
 }
 
 const NO_ROW: u32 = u32::MAX;
+
+impl Row {
+    /// A row between bodies `a` and `b` whose Jacobian `[lin, ang_a, ang_b]` measures
+    /// `lin·(v_a − v_b) + ang_a·ω_a + ang_b·ω_b`, driven to `rhs` with its accumulated impulse
+    /// kept in `[lo, hi]`.
+    fn new(
+        a: usize,
+        b: usize,
+        [lin, ang_a, ang_b]: [Vec3; 3],
+        rhs: f32,
+        (lo, hi): (f32, f32),
+    ) -> Self {
+        Self {
+            a: a as u32,
+            b: b as u32,
+            lin: lin.into(),
+            ang_a: ang_a.into(),
+            ang_b: ang_b.into(),
+            la: Vec3A::ZERO,
+            lb: Vec3A::ZERO,
+            ia: Vec3A::ZERO,
+            ib: Vec3A::ZERO,
+            m_eff: 0.0,
+            rhs,
+            lo,
+            hi,
+            normal: NO_ROW,
+            mu: 0.0,
+            moves: 0,
+            level: 0,
+        }
+    }
+
+    /// The Jacobian measuring the velocity of `B`'s point (offset `rb` from its centre) relative
+    /// to `A`'s point (offset `ra`) along `n`.
+    fn point(ra: Vec3, rb: Vec3, n: Vec3) -> [Vec3; 3] {
+        [-n, -ra.cross(n), rb.cross(n)]
+    }
+}
+
+impl SixDof {
+    /// The joint frames in the world for bodies at `pa` and `pb`.
+    pub fn frames(&self, pa: &Rigid, pb: &Rigid) -> (Rigid, Rigid) {
+        (pa.mul(self.frame_a), pb.mul(self.frame_b))
+    }
+
+    /// The joint's angles as MMD authors them: the XYZ Euler angles of frame A seen from
+    /// frame B (`euler_xyz(B⁻¹·A)`), the angles Bullet's generic 6-DOF joint limits. (Bullet
+    /// decomposes `A⁻¹·B` read transposed; for one axis this is the negated angle of B in A.)
+    pub fn angles(fa: &Rigid, fb: &Rigid) -> Vec3 {
+        euler_xyz_from_quat(fb.r.inverse() * fa.r)
+    }
+
+    /// The rotation of frame B in frame A (`A⁻¹·B`) whose authored angles are `e`.
+    pub fn rel_from_angles(e: Vec3) -> Quat {
+        quat_from_euler_xyz(e).inverse()
+    }
+
+    /// The authored angles `e` clamped to the rotation box (free axes, `lo > hi`, untouched),
+    /// and the largest excess `|clamped − e|` (0 inside the box).
+    pub fn clamp_to_box(&self, e: Vec3) -> (Vec3, f32) {
+        let (e, min, max) = (e.to_array(), self.ang_lo.to_array(), self.ang_hi.to_array());
+        let mut clamped = e;
+        let mut excess = 0.0f32;
+        for i in 0..3 {
+            if min[i] <= max[i] {
+                clamped[i] = e[i].clamp(min[i], max[i]);
+                excess = excess.max((clamped[i] - e[i]).abs());
+            }
+        }
+        (Vec3::from_array(clamped), excess)
+    }
+}
 
 /// One contact point between two bodies, world space, found before the step.
 #[derive(Clone, Copy, Debug)]
@@ -198,6 +271,41 @@ pub(crate) struct JointSolver {
 }
 
 impl JointSolver {
+    /// The row of one joint axis (Bullet's `get_limit_motor_info2`) whose Jacobian `row`
+    /// measures the rate of the axis' `value`: outside `[lo, hi]` a limit row correcting
+    /// [`STOP_ERP`] of the error per step (one-sided, both sides when `lo == hi`); inside, with
+    /// a spring `stiffness`, a motor row toward 0 with its impulse capped at `|k·δ| / fps`.
+    fn axis_rows(
+        &mut self,
+        value: f32,
+        (lo, hi): (f32, f32),
+        stiffness: f32,
+        fps: f32,
+        row: impl Fn(f32, (f32, f32)) -> Row,
+    ) {
+        let k = fps * STOP_ERP;
+        match test_limit(value, lo, hi) {
+            Limit::Out { error, both } => {
+                let (l, u) = if both {
+                    (f32::NEG_INFINITY, f32::INFINITY)
+                } else if error < 0.0 {
+                    (0.0, f32::INFINITY)
+                } else {
+                    (f32::NEG_INFINITY, 0.0)
+                };
+                self.rows.push(row(-k * error, (l, u)));
+            }
+            Limit::Inside if stiffness != 0.0 && lo != hi => {
+                let force = -value * stiffness;
+                let target = fps * SPRING_DAMPING / ITERATIONS as f32 * force;
+                let f = motor_factor(value, lo, hi, target, k);
+                let cap = force.abs() / fps;
+                self.rows.push(row(f * target, (-cap, cap)));
+            }
+            Limit::Inside => {}
+        }
+    }
+
     /// Reorders the rows so that rows which share no moving body sit next to each other (the
     /// processor overlaps them) while rows sharing a moving body keep their order: each row's
     /// level is one past the last level on its moving bodies, and rows are sorted by level
@@ -265,63 +373,23 @@ impl JointSolver {
     ) {
         self.rows.clear();
         let fps = 1.0 / h;
-        let k = fps * STOP_ERP;
-        let vel_factor = fps * SPRING_DAMPING / ITERATIONS as f32;
         for j in joints {
             let (sa, sb) = (&bodies[j.a], &bodies[j.b]);
-            let fa = sa.pose.mul(j.frame_a);
-            let fb = sb.pose.mul(j.frame_b);
-            // Linear rows along frame A's axes at the two anchors.
-            let ra = fa.t - sa.pose.t;
-            let rb = fb.t - sb.pose.t;
+            let (fa, fb) = j.frames(&sa.pose, &sb.pose);
+            // Linear rows along frame A's axes at the two anchors, measuring the rate of
+            // `n·(anchor_B − anchor_A)`.
+            let (ra, rb) = (fa.t - sa.pose.t, fb.t - sb.pose.t);
             let diff = fb.t - fa.t;
             for i in 0..3 {
                 let n = fa.r * Vec3::AXES[i];
                 let value = n.dot(diff);
-                let (lo, hi) = (j.lin_lo[i], j.lin_hi[i]);
-                let row = |rhs: f32, lo: f32, hi: f32| Row {
-                    a: j.a as u32,
-                    b: j.b as u32,
-                    lin: n.into(),
-                    ang_a: ra.cross(n).into(),
-                    ang_b: (-rb.cross(n)).into(),
-                    la: Vec3A::ZERO,
-                    lb: Vec3A::ZERO,
-                    ia: Vec3A::ZERO,
-                    ib: Vec3A::ZERO,
-                    m_eff: 0.0,
-                    rhs,
-                    lo,
-                    hi,
-                    normal: NO_ROW,
-                    mu: 0.0,
-                    moves: 0,
-                    level: 0,
-                };
-                match test_limit(value, lo, hi) {
-                    // Rows measure A's anchor velocity minus B's along n: −d(value)/dt.
-                    Limit::Out { error, both } => {
-                        let (l, u) = if both {
-                            (f32::NEG_INFINITY, f32::INFINITY)
-                        } else if error > 0.0 {
-                            (0.0, f32::INFINITY)
-                        } else {
-                            (f32::NEG_INFINITY, 0.0)
-                        };
-                        self.rows.push(row(k * error, l, u));
-                    }
-                    Limit::Inside if j.lin_k[i] != 0.0 && lo != hi => {
-                        let force = value * j.lin_k[i];
-                        let target = vel_factor * force;
-                        let f = motor_factor(value, lo, hi, -target, k);
-                        let cap = force.abs() / fps;
-                        self.rows.push(row(f * target, -cap, cap));
-                    }
-                    Limit::Inside => {}
-                }
+                let jac = Row::point(ra, rb, n);
+                let row = |rhs, bounds| Row::new(j.a, j.b, jac, rhs, bounds);
+                self.axis_rows(value, (j.lin_lo[i], j.lin_hi[i]), j.lin_k[i], fps, row);
             }
-            // Angular rows: Bullet's angles and their rate axes.
-            let e = euler_xyz_from_quat(fb.r.inverse() * fa.r);
+            // Angular rows: Bullet's angles and their rate axes, measuring
+            // `axis·(ω_A − ω_B)` = d(angle)/dt.
+            let e = SixDof::angles(&fa, &fb);
             let u0 = fb.r * Vec3::X;
             let u2 = fa.r * Vec3::Z;
             let u1 = u2.cross(u0).normalize_or_zero();
@@ -334,47 +402,8 @@ impl JointSolver {
                 if axis == Vec3::ZERO {
                     continue;
                 }
-                let (lo, hi) = (j.ang_lo[i], j.ang_hi[i]);
-                let row = |rhs: f32, lo: f32, hi: f32| Row {
-                    a: j.a as u32,
-                    b: j.b as u32,
-                    lin: Vec3A::ZERO,
-                    ang_a: axis.into(),
-                    ang_b: (-axis).into(),
-                    la: Vec3A::ZERO,
-                    lb: Vec3A::ZERO,
-                    ia: Vec3A::ZERO,
-                    ib: Vec3A::ZERO,
-                    m_eff: 0.0,
-                    rhs,
-                    lo,
-                    hi,
-                    normal: NO_ROW,
-                    mu: 0.0,
-                    moves: 0,
-                    level: 0,
-                };
-                // Rows measure axis·(ω_A − ω_B): d(angle)/dt.
-                match test_limit(e[i], lo, hi) {
-                    Limit::Out { error, both } => {
-                        let (l, u) = if both {
-                            (f32::NEG_INFINITY, f32::INFINITY)
-                        } else if error < 0.0 {
-                            (0.0, f32::INFINITY)
-                        } else {
-                            (f32::NEG_INFINITY, 0.0)
-                        };
-                        self.rows.push(row(-k * error, l, u));
-                    }
-                    Limit::Inside if j.ang_k[i] != 0.0 && lo != hi => {
-                        let force = -e[i] * j.ang_k[i];
-                        let target = vel_factor * force;
-                        let f = motor_factor(e[i], lo, hi, target, k);
-                        let cap = force.abs() / fps;
-                        self.rows.push(row(f * target, -cap, cap));
-                    }
-                    Limit::Inside => {}
-                }
+                let row = |rhs, bounds| Row::new(j.a, j.b, [Vec3::ZERO, axis, -axis], rhs, bounds);
+                self.axis_rows(e[i], (j.ang_lo[i], j.ang_hi[i]), j.ang_k[i], fps, row);
             }
         }
         // Contacts after the joints (Bullet's order): a normal row (pushes only) and two
@@ -383,25 +412,11 @@ impl JointSolver {
             let (sa, sb) = (&bodies[c.a], &bodies[c.b]);
             let ra = c.point_a - sa.pose.t;
             let rb = c.point_b - sb.pose.t;
-            let row = |n: Vec3, rhs: f32, lo: f32, hi: f32, normal: u32, mu: f32| Row {
-                a: c.a as u32,
-                b: c.b as u32,
-                // Measures B's velocity relative to A's along n at the contact.
-                lin: (-n).into(),
-                ang_a: (-ra.cross(n)).into(),
-                ang_b: rb.cross(n).into(),
-                la: Vec3A::ZERO,
-                lb: Vec3A::ZERO,
-                ia: Vec3A::ZERO,
-                ib: Vec3A::ZERO,
-                m_eff: 0.0,
-                rhs,
-                lo,
-                hi,
+            // Measures B's velocity relative to A's along n at the contact.
+            let row = |n: Vec3, rhs: f32, bounds: (f32, f32), normal: u32, mu: f32| Row {
                 normal,
                 mu,
-                moves: 0,
-                level: 0,
+                ..Row::new(c.a, c.b, Row::point(ra, rb, n), rhs, bounds)
             };
             let n = c.normal;
             let approach = n.dot(sb.v + sb.w.cross(rb) - sa.v - sa.w.cross(ra));
@@ -418,12 +433,13 @@ impl JointSolver {
                 push.max(bounce)
             };
             let index = self.rows.len() as u32;
-            self.rows.push(row(n, rhs, 0.0, f32::INFINITY, NO_ROW, 0.0));
+            self.rows
+                .push(row(n, rhs, (0.0, f32::INFINITY), NO_ROW, 0.0));
             if c.friction > 0.0 {
                 let t1 = n.any_orthonormal_vector();
                 let t2 = n.cross(t1);
                 for t in [t1, t2] {
-                    self.rows.push(row(t, 0.0, 0.0, 0.0, index, c.friction));
+                    self.rows.push(row(t, 0.0, (0.0, 0.0), index, c.friction));
                 }
             }
         }

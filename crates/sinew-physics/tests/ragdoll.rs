@@ -481,8 +481,9 @@ fn bind_pose_follower_tracks_physics_ancestor() {
     assert!(translation(&w[1]).x > 0.05);
 }
 
-fn pendulum() -> (Arc<sinew::Skeleton>, Model) {
-    let skel = skeleton(1.0);
+/// A kinematic box on bone 1 at (0, 1, 0) and a dynamic capsule on bone 2 centred `bob_y`
+/// high (not colliding with group 0), to be joined by [`bob_joint`].
+fn hanging_bob(bob_y: f32) -> [RigidBodyDesc; 2] {
     let anchor = body(
         Some(1),
         Shape::Box,
@@ -494,21 +495,38 @@ fn pendulum() -> (Arc<sinew::Skeleton>, Model) {
         Some(2),
         Shape::Capsule,
         Vec3::new(0.03, 0.2, 0.0),
-        Vec3::new(0.0, 0.7, 0.0),
+        Vec3::new(0.0, bob_y, 0.0),
         BodyMode::Dynamic,
     );
     bob.collision_group = 1;
     bob.non_collision_mask = 1;
-    let j = JointDesc {
+    [anchor, bob]
+}
+
+/// The joint of [`hanging_bob`]'s two bodies at height `joint_y`, rotation box `[lo, hi]`.
+fn bob_joint(joint_y: f32, lo: Vec3, hi: Vec3) -> JointDesc {
+    JointDesc {
         name: "j".into(),
         body_a: 0,
         body_b: 1,
-        position: Vec3::new(0.0, 1.0, 0.0),
-        rotation_min: Vec3::new(-0.4, 0.0, -0.4),
-        rotation_max: Vec3::new(0.4, 0.0, 0.4),
+        position: Vec3::new(0.0, joint_y, 0.0),
+        rotation_min: lo,
+        rotation_max: hi,
         ..JointDesc::default()
-    };
-    let m = model(&skel, vec![anchor, bob], vec![j], true, vec![]);
+    }
+}
+
+fn pendulum() -> (Arc<sinew::Skeleton>, Model) {
+    let skel = skeleton(1.0);
+    let (lo, hi) = (Vec3::new(-0.4, 0.0, -0.4), Vec3::new(0.4, 0.0, 0.4));
+    let [anchor, bob] = hanging_bob(0.7);
+    let m = model(
+        &skel,
+        vec![anchor, bob],
+        vec![bob_joint(1.0, lo, hi)],
+        true,
+        vec![],
+    );
     (skel, m)
 }
 
@@ -770,31 +788,8 @@ fn d_bones_follow_simulated_bones() {
         Transform::from_translation(Vec3::new(0.0, -0.3, 0.0)),
     );
     let skel = s.build().unwrap();
-    let anchor = body(
-        Some(1),
-        Shape::Box,
-        Vec3::splat(0.05),
-        Vec3::new(0.0, 1.0, 0.0),
-        BodyMode::Kinematic,
-    );
-    let mut bob = body(
-        Some(2),
-        Shape::Capsule,
-        Vec3::new(0.03, 0.2, 0.0),
-        Vec3::new(0.0, 0.6, 0.0),
-        BodyMode::Dynamic,
-    );
-    bob.collision_group = 1;
-    bob.non_collision_mask = 1;
-    let j = JointDesc {
-        name: "j".into(),
-        body_a: 0,
-        body_b: 1,
-        position: Vec3::new(0.0, 0.7, 0.0),
-        rotation_min: Vec3::new(-1.0, 0.0, -1.0),
-        rotation_max: Vec3::new(1.0, 0.0, 1.0),
-        ..JointDesc::default()
-    };
+    let [anchor, bob] = hanging_bob(0.6);
+    let j = bob_joint(0.7, Vec3::new(-1.0, 0.0, -1.0), Vec3::new(1.0, 0.0, 1.0));
     let physics = Physics::new(
         vec![
             RigidBody::new(anchor).unwrap(),
@@ -850,35 +845,12 @@ fn d_bones_follow_simulated_bones() {
 fn physics_overrides_fixed_axes_and_mass_zero_bodies_follow_their_bones() {
     let skel = skeleton(1.0);
     let b = skel.find("b").unwrap();
-    let anchor = body(
-        Some(1),
-        Shape::Box,
-        Vec3::splat(0.05),
-        Vec3::new(0.0, 1.0, 0.0),
-        BodyMode::Kinematic,
-    );
-    let bob = |mass: f32| {
-        let mut d = body(
-            Some(2),
-            Shape::Capsule,
-            Vec3::new(0.03, 0.2, 0.0),
-            Vec3::new(0.0, 0.6, 0.0),
-            BodyMode::Dynamic,
-        );
-        d.mass = mass;
-        d.collision_group = 1;
-        d.non_collision_mask = 1;
-        d
+    let [anchor, bob] = hanging_bob(0.6);
+    let bob = |mass: f32| RigidBodyDesc {
+        mass,
+        ..bob.clone()
     };
-    let j = JointDesc {
-        name: "j".into(),
-        body_a: 0,
-        body_b: 1,
-        position: Vec3::new(0.0, 0.7, 0.0),
-        rotation_min: Vec3::splat(-1.0),
-        rotation_max: Vec3::splat(1.0),
-        ..JointDesc::default()
-    };
+    let j = bob_joint(0.7, Vec3::splat(-1.0), Vec3::splat(1.0));
     let build = |mass: f32| {
         let physics = Physics::new(
             vec![

@@ -155,6 +155,16 @@ fn paint(rgba: [u8; 4]) -> Paint<'static> {
 }
 
 impl Cell<'_> {
+    /// Strokes a pixel-space path.
+    fn stroke(&mut self, path: &tiny_skia::Path, rgba: [u8; 4], width: f32) {
+        let stroke = Stroke {
+            width,
+            ..Stroke::default()
+        };
+        self.pixmap
+            .stroke_path(path, &paint(rgba), &stroke, SkTransform::identity(), None);
+    }
+
     /// World point to pixel position.
     pub fn to_pixel(&self, p: Vec3) -> Vec2 {
         let q = (self.view.project(p) - self.center) * self.scale;
@@ -171,12 +181,7 @@ impl Cell<'_> {
         pb_.move_to(pa.x, pa.y);
         pb_.line_to(pb.x, pb.y);
         if let Some(path) = pb_.finish() {
-            let stroke = Stroke {
-                width,
-                ..Stroke::default()
-            };
-            self.pixmap
-                .stroke_path(&path, &paint(rgba), &stroke, SkTransform::identity(), None);
+            self.stroke(&path, rgba, width);
         }
     }
 
@@ -213,17 +218,7 @@ impl Cell<'_> {
             pb.move_to(c.x - dx, c.y - dy);
             pb.line_to(c.x + dx, c.y + dy);
             if let Some(path) = pb.finish() {
-                let stroke = Stroke {
-                    width: 1.5,
-                    ..Stroke::default()
-                };
-                self.pixmap.stroke_path(
-                    &path,
-                    &paint(rgba),
-                    &stroke,
-                    SkTransform::identity(),
-                    None,
-                );
+                self.stroke(&path, rgba, 1.5);
             }
         }
     }
@@ -236,13 +231,7 @@ impl Cell<'_> {
             return;
         }
         if let Some(path) = PathBuilder::from_circle(c.x, c.y, r) {
-            self.pixmap.stroke_path(
-                &path,
-                &paint(rgba),
-                &Stroke::default(),
-                SkTransform::identity(),
-                None,
-            );
+            self.stroke(&path, rgba, Stroke::default().width);
         }
     }
 
@@ -263,13 +252,7 @@ impl Cell<'_> {
             path.move_to(pa.x + s.x, pa.y + s.y);
             path.line_to(pb.x + s.x, pb.y + s.y);
             if let Some(path) = path.finish() {
-                self.pixmap.stroke_path(
-                    &path,
-                    &paint(rgba),
-                    &Stroke::default(),
-                    SkTransform::identity(),
-                    None,
-                );
+                self.stroke(&path, rgba, Stroke::default().width);
             }
         }
     }
