@@ -5,6 +5,7 @@
 //! * `sinew pose MODEL … --json OUT` — world transforms in the conformance schema (MMD frames,
 //!   optionally with physics; glTF clip times).
 //! * `sinew render MODEL … --out F.gif|png` — pictures of any PMX/PMD/glTF model.
+//! * `sinew skin MODEL … --json OUT` — skinned, morphed vertices in the oracle's schema.
 //! * `sinew bench` — the library's standard workloads, timed.
 //! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
 //!
@@ -18,6 +19,7 @@ mod error;
 mod limits;
 mod render;
 mod scene;
+mod skinning;
 mod source;
 
 use std::process::ExitCode;
@@ -50,6 +52,8 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Time the library's standard workloads.
     Bench(commands::bench::BenchArgs),
+    /// Skin a model's mesh at frames and write the vertices as JSON (three.js oracle schema).
+    Skin(commands::skin::SkinArgs),
     /// Bake an evaluated animation (motion, clip, physics) into a .glb.
     Bake(commands::bake::BakeArgs),
 }
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         Command::Render(args) => commands::render::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
         Command::Bake(args) => commands::bake::run(&args),
+        Command::Skin(args) => commands::skin::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

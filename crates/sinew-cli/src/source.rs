@@ -235,6 +235,8 @@ pub struct Posed {
     pub world: Vec<Affine3A>,
     /// Rigid bodies.
     pub bodies: Vec<BodyOutline>,
+    /// Morph weights after group expansion (MMD models, one per morph; empty for glTF).
+    pub morphs: Vec<f32>,
 }
 
 enum Inner {
@@ -437,6 +439,14 @@ impl Animator {
         }
     }
 
+    /// The MMD model, when the animated model is one.
+    pub fn mmd_model(&self) -> Option<&Arc<MmdModel>> {
+        match &self.inner {
+            Inner::Mmd { inst, .. } => Some(inst.model()),
+            Inner::Gltf { .. } => None,
+        }
+    }
+
     /// Frames per second.
     pub fn fps(&self) -> f32 {
         self.fps
@@ -504,6 +514,7 @@ impl Animator {
                 Ok(Posed {
                     world: inst.world().to_vec(),
                     bodies,
+                    morphs: inst.effective_morph_weights().to_vec(),
                 })
             }
             Inner::Gltf { sampler, physics } => {
@@ -515,11 +526,13 @@ impl Animator {
                         Ok(Posed {
                             world,
                             bodies: ph.bodies(),
+                            morphs: Vec::new(),
                         })
                     }
                     None => Ok(Posed {
                         world: sampler.world().to_vec(),
                         bodies: Vec::new(),
+                        morphs: Vec::new(),
                     }),
                 }
             }

@@ -289,6 +289,62 @@ fn pose_mmd_frames_with_and_without_physics() {
     );
 }
 
+#[test]
+fn skin_writes_morphed_skinned_vertices() {
+    let (Some(miku), Some(vmd)) = (asset(MIKU), asset(WAVEFILE)) else {
+        return;
+    };
+    let dir = temp("skin-mmd");
+    let out = dir.join("skin.json");
+    sinew()
+        .arg("skin")
+        .arg(&miku)
+        .arg("--motion")
+        .arg(&vmd)
+        .args(["--frames", "241,0", "--json"])
+        .arg(&out)
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let frames = v["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!(frames[0]["frame"], 241, "requested order kept");
+    assert_eq!(frames[0]["morphs"]["笑い"], 1.0);
+    let mesh = &frames[0]["meshes"][0];
+    assert_eq!(mesh["vertices"], 12_354);
+    let positions = mesh["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 3 * 12_354);
+    assert!(positions
+        .iter()
+        .all(|x| x.as_f64().is_some_and(f64::is_finite)));
+    // The rest pose differs from the dance.
+    assert_ne!(
+        frames[0]["meshes"][0]["positions"],
+        frames[1]["meshes"][0]["positions"]
+    );
+    fails_with(
+        sinew()
+            .arg("skin")
+            .arg(&miku)
+            .arg("--motion")
+            .arg(&vmd)
+            .args(["--physics", "--frames", "5,1", "--json"])
+            .arg(dir.join("x.json")),
+        &["--frames", "increasing"],
+    );
+    if let Some(cesium) = asset(CESIUM) {
+        fails_with(
+            sinew()
+                .arg("skin")
+                .arg(&cesium)
+                .arg("--json")
+                .arg(dir.join("y.json")),
+            &["MMD models"],
+        );
+    }
+}
+
 /// Angle between two rotations in degrees (atan2 form: exact near zero, unlike `acos`).
 fn angle_deg(a: Quat, b: Quat) -> f32 {
     let d = a.normalize() * b.normalize().conjugate();

@@ -67,6 +67,67 @@ fn bench(c: &mut Criterion) {
         },
     );
     g.finish();
+
+    // Skinning the posed mesh: 12,354 vertices, all BDEF2, positions + normals (the work of
+    // ozz-animation's SkinningJob anchor), single-threaded.
+    player.apply(1200.0, &mut inst);
+    inst.evaluate(EvalOptions::default());
+    let mesh = Arc::clone(model.mesh());
+    let mut matrices = vec![glam::Affine3A::IDENTITY; model.bones().len()];
+    inst.skin_matrices(&mut matrices);
+    let mut scratch = sinew_skin::SkinScratch::new(&mesh.skin);
+    let mut positions = vec![Vec3::ZERO; mesh.positions.len()];
+    let mut normals = vec![Vec3::ZERO; mesh.positions.len()];
+    let mut g = c.benchmark_group("skin");
+    for (name, mode) in [
+        (
+            "miku_v2 12354 vertices BDEF2 positions + normals",
+            sinew_skin::SkinMode::Linear,
+        ),
+        (
+            "miku_v2 12354 vertices dual quaternion positions + normals",
+            sinew_skin::SkinMode::DualQuaternion,
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                mesh.skin
+                    .deform(
+                        &mut scratch,
+                        mode,
+                        black_box(&matrices),
+                        &mesh.positions,
+                        &mesh.normals,
+                        &mut positions,
+                        &mut normals,
+                    )
+                    .unwrap();
+                black_box(&positions);
+            });
+        });
+    }
+    let mut deformed = sinew_skin::Deformed::new(&mesh);
+    g.bench_function(
+        "miku_v2 morphs (wavefile frame 1200) + BDEF2 skinning",
+        |b| {
+            b.iter(|| {
+                deformed
+                    .update(
+                        &mesh,
+                        black_box(&matrices),
+                        inst.effective_morph_weights(),
+                        sinew_skin::SkinMode::Linear,
+                    )
+                    .unwrap();
+                black_box(deformed.positions());
+            });
+        },
+    );
+    g.finish();
+    println!(
+        "miku_v2 skin spans (1, 2, 3-4, more, SDEF, DQ joints): {:?}",
+        mesh.skin.span_sizes()
+    );
 }
 
 criterion_group!(benches, bench);

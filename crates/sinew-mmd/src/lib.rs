@@ -40,6 +40,7 @@
 mod axis_limit;
 pub mod dynamics_reader;
 pub mod error;
+pub mod mesh;
 pub mod model;
 pub mod motion;
 pub mod pmd;
@@ -56,6 +57,7 @@ mod writer;
 
 pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
+pub use mesh::{BoneMorph, MmdMorph};
 pub use model::{MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;

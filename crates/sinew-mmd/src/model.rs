@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 use sinew::{Parent, Skeleton, SkeletonBuilder, Transform};
 use thiserror::Error;
 
@@ -175,6 +175,9 @@ pub enum MmdError {
     /// The model has no bones.
     #[error("model has no bones")]
     NoBones,
+    /// The mesh (vertices, triangles, skin, morphs) could not be built.
+    #[error("mesh: {0}")]
+    Mesh(String),
     /// A value the evaluation cannot work with (see [`crate::validate`] for the limits).
     #[error("{what} is {value}; must be {limit}")]
     OutOfRange {
@@ -200,6 +203,8 @@ pub struct MmdModel {
     pub(crate) rigid_bodies: Vec<MmdRigidBody>,
     pub(crate) joints: Vec<MmdJoint>,
     pub(crate) morph_names: Vec<String>,
+    pub(crate) morphs: Vec<crate::mesh::MmdMorph>,
+    pub(crate) mesh: Arc<sinew_skin::Mesh>,
     pub(crate) warnings: Vec<String>,
     pub(crate) skeleton: Arc<Skeleton>,
     pub(crate) eval_order: Vec<usize>,
@@ -268,6 +273,44 @@ impl MmdModel {
     #[must_use]
     pub fn morph_names(&self) -> &[String] {
         &self.morph_names
+    }
+
+    /// The morphs as the runtime drives them (same indices as [`Self::morph_names`]): bone and
+    /// group morphs carry their data here, vertex / UV / material morphs live in [`Self::mesh`].
+    #[must_use]
+    pub fn morphs(&self) -> &[crate::mesh::MmdMorph] {
+        &self.morphs
+    }
+
+    /// The mesh: rest vertices in MMD model space, triangles, materials, textures (paths
+    /// relative to the model file), skin over the bones (joint `i` = bone `i`, bind pose =
+    /// the bones' rest positions) and morphs.
+    #[must_use]
+    pub fn mesh(&self) -> &Arc<sinew_skin::Mesh> {
+        &self.mesh
+    }
+
+    /// Expands group morphs: the weight each morph ends up with when `weights` (one per morph,
+    /// missing ones 0) are set — a group adds its weight times each member's ratio.
+    ///
+    /// # Panics
+    /// If `out` is not one entry per morph.
+    pub fn expand_morph_weights(&self, weights: &[f32], out: &mut [f32]) {
+        assert_eq!(out.len(), self.morphs.len(), "one output per morph");
+        crate::mesh::expand(&self.morphs, weights, out);
+    }
+
+    /// Writes skinning matrices (bone world × inverse bind, the bind pose being the bones'
+    /// rest positions) for `world` (file order) into `out`.
+    ///
+    /// # Panics
+    /// If `world` or `out` is not one entry per bone.
+    pub fn skin_matrices(&self, world: &[Affine3A], out: &mut [Affine3A]) {
+        assert_eq!(world.len(), self.bones.len());
+        assert_eq!(out.len(), self.bones.len());
+        for ((o, w), b) in out.iter_mut().zip(world).zip(&self.bones) {
+            *o = *w * Affine3A::from_translation(-b.position);
+        }
     }
 
     /// Repairs made while loading, one line each.
@@ -467,6 +510,7 @@ impl MmdModel {
             rigid_bodies,
             joints,
             pmx.morphs.iter().map(|m| m.name.clone()).collect(),
+            crate::mesh::from_pmx(pmx, &mut warnings)?,
             warnings,
         )
     }
@@ -639,10 +683,13 @@ impl MmdModel {
             rigid_bodies,
             joints,
             morph_names,
+            crate::mesh::from_pmd(pmd, &mut warnings)?,
             warnings,
         )
     }
 
+    // One call site per format; the parts are what each reader produced.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         name: String,
         format: MmdFormat,
@@ -650,6 +697,7 @@ impl MmdModel {
         rigid_bodies: Vec<MmdRigidBody>,
         joints: Vec<MmdJoint>,
         morph_names: Vec<String>,
+        (mesh, morphs): (sinew_skin::Mesh, Vec<crate::mesh::MmdMorph>),
         mut warnings: Vec<String>,
     ) -> Result<Self, MmdError> {
         if bones.is_empty() {
@@ -704,6 +752,8 @@ impl MmdModel {
             rigid_bodies,
             joints,
             morph_names,
+            morphs,
+            mesh: Arc::new(mesh),
             warnings,
             skeleton,
             eval_order,

@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use glam::Quat;
 use sinew::anim::{
-    sample, BezierEase, BoneTrack, Clip, ClipBinding, ClipError, FloatTrack, SampleCache, Track,
-    Untracked, Wrap,
+    sample, sample_floats, BezierEase, BoneTrack, Clip, ClipBinding, ClipError, FloatTrack,
+    SampleCache, Track, Untracked, Wrap,
 };
 use sinew::Transform;
 
@@ -180,6 +180,7 @@ pub struct MotionPlayer {
     binding: ClipBinding,
     cache: SampleCache,
     pose: Vec<Transform>,
+    morphs: Vec<f32>,
     ik_bone_of_state: Vec<Vec<Option<usize>>>,
 }
 
@@ -188,7 +189,8 @@ impl MotionPlayer {
     /// [`Self::unmatched_bones`].
     #[must_use]
     pub fn new(motion: Arc<MmdMotion>, model: &MmdModel) -> Self {
-        let binding = ClipBinding::new(&motion.clip, &model.skeleton);
+        let binding =
+            ClipBinding::with_float_targets(&motion.clip, &model.skeleton, model.morph_names());
         let cache = SampleCache::for_binding(&binding);
         let ik_bone_of_state = motion
             .ik_keys
@@ -206,6 +208,7 @@ impl MotionPlayer {
             .collect();
         Self {
             pose: vec![Transform::IDENTITY; model.skeleton.len()],
+            morphs: vec![0.0; model.morph_names().len()],
             motion,
             binding,
             cache,
@@ -235,7 +238,34 @@ impl MotionPlayer {
                 instance.rotations_mut()[i] = t.rotation;
             }
         }
+        self.sample_morphs(frame);
+        instance.set_morph_weights(&self.morphs);
         self.apply_ik_keys(frame, instance);
+    }
+
+    /// Samples the motion's morph keys at `frame` (linear; morphs without keys 0).
+    pub fn sample_morphs(&mut self, frame: f32) -> &[f32] {
+        sample_floats(
+            &self.motion.clip,
+            &self.binding,
+            &mut self.cache,
+            frame / FPS,
+            &mut self.morphs,
+        );
+        &self.morphs
+    }
+
+    /// The morph weights of the last [`Self::apply`] or [`Self::sample_morphs`], one per model
+    /// morph.
+    #[must_use]
+    pub fn morph_weights(&self) -> &[f32] {
+        &self.morphs
+    }
+
+    /// VMD morph names that match no morph of the model.
+    #[must_use]
+    pub fn unmatched_morphs(&self) -> &[String] {
+        self.binding.unmatched_floats()
     }
 
     /// Samples the motion at `frame` into `out` (skeleton order; translation = offset from
@@ -336,6 +366,7 @@ pub struct MotionMixer {
     layers: Vec<MixLayer>,
     rest: Vec<Transform>,
     blended: Vec<Transform>,
+    morphs: Vec<f32>,
 }
 
 impl MotionMixer {
@@ -347,6 +378,7 @@ impl MotionMixer {
             layers: Vec::new(),
             rest: vec![Transform::IDENTITY; n],
             blended: vec![Transform::IDENTITY; n],
+            morphs: vec![0.0; model.morph_names().len()],
         }
     }
 
@@ -464,9 +496,29 @@ impl MotionMixer {
                 instance.rotations_mut()[i] = t.rotation;
             }
         }
+        // Morph weights: the layers' weighted mean (like the pose blend).
+        self.morphs.fill(0.0);
+        let total: f32 = weights.iter().sum();
+        if total > 0.0 {
+            for (l, &w) in self.layers.iter_mut().zip(&weights) {
+                if w > 0.0 {
+                    let m = l.player.sample_morphs(frame);
+                    for (o, &v) in self.morphs.iter_mut().zip(m) {
+                        *o += v * (w / total);
+                    }
+                }
+            }
+        }
+        instance.set_morph_weights(&self.morphs);
         if let Some((h, _)) = heaviest {
             self.layers[h].player.apply_ik_keys(frame, instance);
         }
+    }
+
+    /// The blended morph weights of the last [`Self::apply`], one per model morph.
+    #[must_use]
+    pub fn morph_weights(&self) -> &[f32] {
+        &self.morphs
     }
 
     /// The blended pose of the last [`Self::apply`], skeleton order (translation = offset).

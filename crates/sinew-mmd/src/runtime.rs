@@ -389,6 +389,12 @@ pub struct MmdInstance {
     lane_local: Vec<Pose>,
     lane_world: Vec<Pose>,
     options: EvalOptions,
+    /// Morph weights as set, and after group expansion (one per model morph).
+    morph_weights: Vec<f32>,
+    morph_effective: Vec<f32>,
+    /// Per bone: the bone morphs' translation offset and rotation (identity / zero when none).
+    morph_translation: Vec<Vec3>,
+    morph_rotation: Vec<Quat>,
     /// IK solves in progress (an IK whose effector has IK solves that one inside its own). The
     /// loader already refuses nesting deeper than [`crate::validate::MAX_IK_NESTING`]; this
     /// keeps the recursion bounded by construction.
@@ -516,6 +522,10 @@ impl MmdInstance {
                 ..PathPose::default()
             },
             options: EvalOptions::default(),
+            morph_weights: vec![0.0; model.morphs.len()],
+            morph_effective: vec![0.0; model.morphs.len()],
+            morph_translation: vec![Vec3::ZERO; n],
+            morph_rotation: vec![Quat::IDENTITY; n],
             ik_nesting: 0,
             model,
         }
@@ -686,7 +696,67 @@ impl MmdInstance {
         }
     }
 
+    /// Sets the morph weights (one per model morph, in [`MmdModel::morph_names`] order;
+    /// missing entries count as 0, non-finite ones as 0). Group morphs are expanded and bone
+    /// morphs applied to the animated pose of the next evaluation: translation `+= offset ·
+    /// weight`, rotation `= slerp(identity, morph rotation, weight) · animated rotation`
+    /// (babylon-mmd's order). No allocation.
+    pub fn set_morph_weights(&mut self, weights: &[f32]) {
+        for (i, w) in self.morph_weights.iter_mut().enumerate() {
+            *w = weights
+                .get(i)
+                .copied()
+                .filter(|w| w.is_finite())
+                .unwrap_or(0.0);
+        }
+        crate::mesh::expand(
+            &self.model.morphs,
+            &self.morph_weights,
+            &mut self.morph_effective,
+        );
+        self.morph_translation.fill(Vec3::ZERO);
+        self.morph_rotation.fill(Quat::IDENTITY);
+        for (m, &w) in self.model.morphs.iter().zip(&self.morph_effective) {
+            if let (crate::mesh::MmdMorph::Bone(list), true) = (m, w != 0.0) {
+                for b in list {
+                    self.morph_translation[b.bone] += b.translation * w;
+                    self.morph_rotation[b.bone] = self.morph_rotation[b.bone].slerp(b.rotation, w);
+                }
+            }
+        }
+    }
+
+    /// The morph weights as last set.
+    #[must_use]
+    pub fn morph_weights(&self) -> &[f32] {
+        &self.morph_weights
+    }
+
+    /// The morph weights after group expansion: what the mesh's vertex, UV and material morphs
+    /// use ([`sinew_skin::Deformed::update`]).
+    #[must_use]
+    pub fn effective_morph_weights(&self) -> &[f32] {
+        &self.morph_effective
+    }
+
+    /// Writes skinning matrices of the evaluated pose (see [`MmdModel::skin_matrices`]).
+    ///
+    /// # Panics
+    /// If `out` is not one entry per bone.
+    pub fn skin_matrices(&self, out: &mut [Affine3A]) {
+        self.model.skin_matrices(&self.world, out);
+    }
+
+    /// The animated translation offset of bone `i` with its bone morphs.
+    fn animated_translation(&self, i: usize) -> Vec3 {
+        self.translation[i] + self.morph_translation[i]
+    }
+
     fn animated_rotation(&self, i: usize) -> Quat {
+        self.morph_rotation[i] * self.fixed_axis_rotation(i)
+    }
+
+    fn fixed_axis_rotation(&self, i: usize) -> Quat {
         let q = self.rotation[i];
         match self.model.bones[i].fixed_axis {
             None => q,
@@ -705,7 +775,7 @@ impl MmdInstance {
 
     fn update_world(&mut self, i: usize, compute_ik: bool) {
         let mut rotation = self.animated_rotation(i);
-        let mut position = self.translation[i];
+        let mut position = self.animated_translation(i);
         let (append, has_ik) = {
             let bone = &self.model.bones[i];
             (bone.append, bone.ik.is_some())
@@ -738,7 +808,7 @@ impl MmdInstance {
                     } else if self.has_append_position[src] {
                         self.append_position[src]
                     } else {
-                        self.translation[src]
+                        self.animated_translation(src)
                     };
                     if a.ratio != 1.0 {
                         p *= a.ratio;
@@ -905,7 +975,7 @@ impl MmdInstance {
         } else {
             (
                 self.animated_rotation(p),
-                Vec3A::from(bone.rest_offset + self.translation[p]),
+                Vec3A::from(bone.rest_offset + self.animated_translation(p)),
             )
         }
     }

@@ -6,3 +6,4 @@ pub mod demo;
 pub mod inspect;
 pub mod pose;
 pub mod render;
+pub mod skin;

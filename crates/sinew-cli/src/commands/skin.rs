@@ -1,0 +1,153 @@
+//! `sinew skin MODEL …`: skinned vertex positions (and morph weights) at frames, as JSON in the
+//! schema of `shared/oracle/three_skin_oracle.mjs`, so sinew's CPU skinning can be diffed
+//! against three.js (`shared/conformance/skin/`).
+//!
+//! MMD models (`.pmx`, `.pmd`): `--motion`, `--frames` (30 fps), optional `--physics` (frames
+//! simulated in order from 0); positions in MMD model space. Morphs are applied before
+//! skinning; SDEF and QDEF vertices are skinned as such (three.js blends them linearly, so
+//! compare those separately). `--dual-quaternion` skins every vertex with dual quaternions.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{json, Value};
+use sinew_skin::SkinMode;
+
+use crate::commands::inspect::bad_input;
+use crate::error::CliError;
+use crate::limits::{Output, WorkLimits};
+use crate::skinning::Meshes;
+use crate::source::{AnimSpec, Animator, MMD_FPS};
+
+/// Arguments of `sinew skin`.
+#[derive(Args, Debug)]
+pub struct SkinArgs {
+    /// The model (.pmx, .pmd).
+    pub model: PathBuf,
+    /// A VMD motion to play (frames at 30 fps).
+    #[arg(long)]
+    pub motion: Option<PathBuf>,
+    /// Frames (30 fps) to evaluate, comma-separated (increasing with `--physics`).
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub frames: Vec<u32>,
+    /// Simulate rigid-body physics (every frame from 0 is simulated).
+    #[arg(long)]
+    pub physics: bool,
+    /// Skin every vertex with dual quaternions instead of linear blending.
+    #[arg(long)]
+    pub dual_quaternion: bool,
+    /// Output JSON file.
+    #[arg(long)]
+    pub json: PathBuf,
+    /// Work bounds.
+    #[command(flatten)]
+    pub limits: WorkLimits,
+}
+
+/// Bytes of JSON one vertex takes in one frame (an upper estimate, for the output bound).
+const JSON_BYTES_PER_VERTEX: u64 = 40;
+
+fn round(v: f32) -> f64 {
+    (f64::from(v) * 1e5).round() / 1e5
+}
+
+/// Runs the command.
+pub fn run(args: &SkinArgs) -> Result<(), CliError> {
+    if args.physics && args.frames.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(bad_input(
+            std::path::Path::new("--frames"),
+            "with --physics, frames must be increasing (they are simulated in order)",
+        ));
+    }
+    let last = args.frames.iter().copied().max().unwrap_or(0);
+    let mut output = Output::create(&args.json)?;
+    let mut anim = Animator::new(&AnimSpec {
+        model: args.model.clone(),
+        motion: args.motion.clone(),
+        clip: None,
+        physics: args.physics,
+        fps: MMD_FPS,
+    })?;
+    let model = anim
+        .mmd_model()
+        .cloned()
+        .ok_or_else(|| bad_input(&args.model, "sinew skin reads MMD models (.pmx, .pmd)"))?;
+    let mode = if args.dual_quaternion {
+        SkinMode::DualQuaternion
+    } else {
+        SkinMode::Linear
+    };
+    let mut meshes =
+        Meshes::of(&anim, mode)?.ok_or_else(|| bad_input(&args.model, "the model has no mesh"))?;
+    let evaluated = if args.physics {
+        u64::from(last) + 1
+    } else {
+        args.frames.len() as u64
+    };
+    args.limits.frames(evaluated, "--frames")?;
+    let vertices: usize = meshes.parts.iter().map(|p| p.mesh.positions.len()).sum();
+    args.limits.memory(
+        args.frames.len() as u64 * vertices as u64 * JSON_BYTES_PER_VERTEX,
+        "--frames",
+    )?;
+    let mut frames = Vec::with_capacity(args.frames.len());
+    for &f in &args.frames {
+        let posed = anim.frame(f)?;
+        meshes.update(&posed)?;
+        let morphs: serde_json::Map<String, Value> = model
+            .morph_names()
+            .iter()
+            .zip(&posed.morphs)
+            .filter(|(_, &w)| w != 0.0)
+            .map(|(n, &w)| (n.clone(), json!(round(w))))
+            .collect();
+        let mut parts = Vec::new();
+        for part in &meshes.parts {
+            let mut positions = Vec::with_capacity(part.mesh.positions.len() * 3);
+            for (v, p) in part.deformed.positions().iter().enumerate() {
+                if !p.is_finite() {
+                    return Err(bad_input(
+                        &args.model,
+                        format!("frame {f}: vertex {v} skins to a non-finite position"),
+                    ));
+                }
+                positions.extend([round(p.x), round(p.y), round(p.z)]);
+            }
+            parts.push(json!({
+                "name": Value::Null,
+                "vertices": part.mesh.positions.len(),
+                "positions": positions,
+            }));
+        }
+        frames.push(json!({
+            "frame": f,
+            "time": f as f32 / MMD_FPS,
+            "morphs": morphs,
+            "meshes": parts,
+        }));
+    }
+    let doc = json!({
+        "tool": format!("sinew {} skin ({})", env!("CARGO_PKG_VERSION"), if args.dual_quaternion { "dual quaternion" } else { "linear blend, SDEF, QDEF" }),
+        "model": args.model.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "vmd": args.motion.as_ref().and_then(|m| m.file_name()).map(|n| n.to_string_lossy().into_owned()),
+        "fps": MMD_FPS,
+        "physics": args.physics,
+        "coordinate_note": "positions in MMD model space (left-handed, file space)",
+        "frames": frames,
+    });
+    {
+        let mut out =
+            std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
+        serde_json::to_writer(&mut out, &doc).map_err(|e| output.error(e))?;
+        out.flush().map_err(|e| output.error(e))?;
+    }
+    output.keep();
+    println!(
+        "wrote {} ({} frame{}, {vertices} vertices)",
+        args.json.display(),
+        args.frames.len(),
+        if args.frames.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}

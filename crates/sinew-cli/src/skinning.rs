@@ -1,0 +1,79 @@
+//! The meshes of an animated model, deformed per frame: morph weights and world matrices of a
+//! [`Posed`] frame in, skinned vertices out (through [`sinew_skin::Deformed`], buffers sized once).
+
+use std::sync::Arc;
+
+use glam::Affine3A;
+use sinew_skin::{Deformed, Mesh, SkinMode};
+
+use crate::error::CliError;
+use crate::source::{Animator, Posed};
+
+/// One mesh and how it follows the skeleton.
+pub struct Part {
+    /// The mesh (rest data, materials, morphs).
+    pub mesh: Arc<Mesh>,
+    /// Per skin joint: its index in [`Posed::world`].
+    joints: Vec<usize>,
+    /// Per skin joint: its inverse bind matrix.
+    inverse_bind: Vec<Affine3A>,
+    matrices: Vec<Affine3A>,
+    /// The deformed vertices of the last [`Meshes::update`].
+    pub deformed: Deformed,
+}
+
+/// Every mesh of a model.
+pub struct Meshes {
+    /// The meshes, in the model's order.
+    pub parts: Vec<Part>,
+    mode: SkinMode,
+}
+
+impl Meshes {
+    /// The meshes of the animated model (`None` when it has none).
+    pub fn of(anim: &Animator, mode: SkinMode) -> Result<Option<Self>, CliError> {
+        let Some(model) = anim.mmd_model() else {
+            return Ok(None);
+        };
+        let mesh = Arc::clone(model.mesh());
+        if mesh.positions.is_empty() {
+            return Ok(None);
+        }
+        let part = Part {
+            joints: (0..model.bones().len()).collect(),
+            inverse_bind: model
+                .bones()
+                .iter()
+                .map(|b| Affine3A::from_translation(-b.position))
+                .collect(),
+            matrices: vec![Affine3A::IDENTITY; model.bones().len()],
+            deformed: Deformed::new(&mesh),
+            mesh,
+        };
+        Ok(Some(Self {
+            parts: vec![part],
+            mode,
+        }))
+    }
+
+    /// Deforms every mesh for `frame`.
+    pub fn update(&mut self, frame: &Posed) -> Result<(), CliError> {
+        for part in &mut self.parts {
+            for ((m, &j), ib) in part
+                .matrices
+                .iter_mut()
+                .zip(&part.joints)
+                .zip(&part.inverse_bind)
+            {
+                let world = frame.world.get(j).ok_or_else(|| {
+                    CliError::Internal(format!("skin joint {j} is not an evaluated bone"))
+                })?;
+                *m = *world * *ib;
+            }
+            part.deformed
+                .update(&part.mesh, &part.matrices, &frame.morphs, self.mode)
+                .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
+        }
+        Ok(())
+    }
+}
