@@ -10,6 +10,7 @@ use crate::error::CliError;
 use crate::source::{Animator, Posed};
 
 /// One mesh and how it follows the skeleton.
+#[derive(Clone)]
 pub struct Part {
     /// The mesh (rest data, materials, morphs).
     pub mesh: Arc<Mesh>,
@@ -23,10 +24,15 @@ pub struct Part {
 }
 
 /// Every mesh of a model.
+#[derive(Clone)]
 pub struct Meshes {
     /// The meshes, in the model's order.
     pub parts: Vec<Part>,
     mode: SkinMode,
+    /// World z is mirrored for display (MMD's left-handed model space).
+    pub mirror_z: bool,
+    /// The model file's folder (textures are relative to it).
+    pub folder: std::path::PathBuf,
 }
 
 impl Meshes {
@@ -53,6 +59,8 @@ impl Meshes {
         Ok(Some(Self {
             parts: vec![part],
             mode,
+            mirror_z: true,
+            folder: anim.model_folder().to_path_buf(),
         }))
     }
 

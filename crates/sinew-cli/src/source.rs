@@ -255,6 +255,7 @@ enum Inner {
 /// A model plus what moves it, evaluated frame by frame in increasing order.
 pub struct Animator {
     inner: Inner,
+    folder: PathBuf,
     parents: Vec<u16>,
     fps: f32,
     next: u32,
@@ -279,6 +280,12 @@ pub struct AnimSpec {
     pub physics: bool,
     /// Frames per second of the evaluation.
     pub fps: f32,
+}
+
+fn folder_of(model: &Path) -> PathBuf {
+    model
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
 fn input(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -337,6 +344,7 @@ impl Animator {
             ))
         );
         Ok(Self {
+            folder: folder_of(&spec.model),
             bone_count: model.bones().len(),
             inner: Inner::Mmd {
                 locals: vec![Transform::IDENTITY; model.skeleton().len()],
@@ -406,6 +414,7 @@ impl Animator {
             )
         };
         Ok(Self {
+            folder: folder_of(&spec.model),
             bone_count: model.skeleton().len(),
             inner: Inner::Gltf {
                 sampler: Box::new(sampler),
@@ -437,6 +446,11 @@ impl Animator {
             } => Some(sampler.locals()),
             _ => None,
         }
+    }
+
+    /// The folder of the model file (textures are found relative to it).
+    pub fn model_folder(&self) -> &Path {
+        &self.folder
     }
 
     /// The MMD model, when the animated model is one.

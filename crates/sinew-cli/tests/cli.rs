@@ -626,6 +626,92 @@ fn render_mmd_and_gltf_models() {
     );
 }
 
+/// Pixels of miku's hair colour (cyan) in an RGB(A) picture.
+fn hair_pixels(px: &[u8], channels: usize) -> usize {
+    px.chunks_exact(channels)
+        .filter(|p| p[0] < 120 && p[1] > 150 && p[2] > 150)
+        .count()
+}
+
+#[test]
+fn render_draws_the_mmd_mesh_with_views_and_overlays() {
+    let Some(miku) = asset(MIKU) else { return };
+    let dir = temp("render-mesh");
+    let mesh_png = dir.join("mesh.png");
+    sinew()
+        .arg("render")
+        .arg(&miku)
+        .args([
+            "--size",
+            "160",
+            "--views",
+            "front,three-quarter,side",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&mesh_png)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("mesh"));
+    let (w, h, ch, px) = decode_png(&mesh_png);
+    assert_eq!((w, h), (160, 3 * 160), "one frame, three views");
+    for row in 0..3 {
+        check_cell(&px, w, ch, 0, row * 160, 160);
+        let cell = &px[row * 160 * w * ch..(row + 1) * 160 * w * ch];
+        assert!(hair_pixels(cell, ch) > 800, "view {row}: the hair is drawn");
+    }
+    // The skeleton alone has no hair colour.
+    let bones_png = dir.join("bones.png");
+    sinew()
+        .arg("render")
+        .arg(&miku)
+        .args(["--size", "160", "--no-mesh", "--quiet", "--out"])
+        .arg(&bones_png)
+        .assert()
+        .success();
+    let (w, _, ch, px) = decode_png(&bones_png);
+    check_cell(&px, w, ch, 0, 0, 160);
+    assert_eq!(hair_pixels(&px, ch), 0);
+    // Bones over the mesh change pixels the mesh alone leaves as they are.
+    let over_png = dir.join("over.png");
+    sinew()
+        .arg("render")
+        .arg(&miku)
+        .args([
+            "--size",
+            "160",
+            "--views",
+            "front",
+            "--overlay",
+            "bones",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&over_png)
+        .assert()
+        .success();
+    let (_, _, _, over) = decode_png(&over_png);
+    let (_, _, _, plain) = decode_png(&mesh_png);
+    let front = &plain[..over.len()];
+    assert!(over.iter().zip(front).filter(|(a, b)| a != b).count() > 200);
+    fails_with(
+        sinew()
+            .arg("render")
+            .arg(&miku)
+            .args(["--views", "top", "--out"])
+            .arg(dir.join("v.png")),
+        &["--views", "top"],
+    );
+    fails_with(
+        sinew()
+            .arg("render")
+            .arg(&miku)
+            .args(["--overlay", "skin", "--out"])
+            .arg(dir.join("o.png")),
+        &["--overlay", "skin"],
+    );
+}
+
 // ---------------------------------------------------------------- bench
 
 #[test]

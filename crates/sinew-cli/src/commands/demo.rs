@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
 use crate::limits::Output;
-use crate::render::{self, Bounds, Cell, View};
+use crate::render::{self, Bounds, Cell, Layout, View};
 use crate::scene::humanoid::{ground, Hands, HumanoidScene};
 use crate::scene::DrawFrame;
 
@@ -72,7 +72,7 @@ fn draw(cell: &mut Cell<'_>, frame: &DrawFrame, parents: &[u16], bounds: &Bounds
                     let z = frame.world[0].translation.z;
                     Vec3::new(x, ground(x, z), z)
                 }
-                View::Side => {
+                View::Side | View::ThreeQuarter => {
                     let z = bounds.min.z + s * (bounds.max.z - bounds.min.z);
                     Vec3::new(0.1, ground(0.1, z), z)
                 }
@@ -161,9 +161,13 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             &args.gif,
             &frames,
             &bounds,
-            args.cell,
+            &Layout::front_side(args.cell),
             args.fps as f32,
-            |cell, f| draw(cell, f, &parents, &bounds),
+            || (),
+            |(), cell, f| {
+                draw(cell, f, &parents, &bounds);
+                Ok(())
+            },
             || bar.inc(1),
         )?;
     }
@@ -171,9 +175,18 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
 
     // Contact sheet.
     let picks = render::picks(total, args.frames as usize);
-    render::write_sheet(&args.out, &frames, &picks, &bounds, args.cell, |cell, f| {
-        draw(cell, f, &parents, &bounds)
-    })?;
+    render::write_sheet(
+        &args.out,
+        &frames,
+        &picks,
+        &bounds,
+        &Layout::front_side(args.cell),
+        || (),
+        |(), cell, f| {
+            draw(cell, f, &parents, &bounds);
+            Ok(())
+        },
+    )?;
 
     println!(
         "sinew demo: procedural humanoid, {} joints, {} rigid bodies, {} frames over {:.1} s",

@@ -1,19 +1,31 @@
-//! `sinew render MODEL …`: pictures of any PMX/PMD/glTF model in the demo's style — skeleton
-//! lines and joint dots, rigid bodies as circles with `--physics` — framed by a camera that
-//! holds the model over every rendered frame, front and side views. `.gif` writes the
-//! animation, `.png` a contact sheet of up to 8 frames spread over the range.
+//! `sinew render MODEL …`: pictures of any PMX/PMD/glTF model. A model with a mesh is drawn as
+//! its skinned, morphed mesh (software rasterizer: depth buffer, textures, lighting, MMD
+//! edges); the skeleton and the rigid bodies are overlays (`--overlay bones,bodies`), drawn by
+//! default only for models without a mesh. The orthographic camera holds the model over every
+//! rendered frame; views `front`, `side`, `three-quarter` (`--views`). `.gif` writes the
+//! animation (frames drawn in parallel), `.png` a contact sheet of up to 8 frames spread over
+//! the range. MMD models are shown mirrored into a right-handed space (z → −z) so they face
+//! the front view.
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use clap::Args;
 use glam::Vec3;
+use indicatif::{ProgressBar, ProgressStyle};
 use sinew::dynamics::Shape;
+use sinew_skin::SkinMode;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
-use crate::render::{self, Bounds, Cell};
+use crate::render::{self, Bounds, Cell, Layout, MeshPainter, MeshStyle, Style, View};
+use crate::skinning::Meshes;
 use crate::source::{AnimSpec, Animator, Posed};
+
+/// Pictures held at once while a GIF is drawn (the film's chunk), for the memory bound.
+const CHUNK_PICTURES: u64 = 32;
 
 /// Arguments of `sinew render`.
 #[derive(Args, Debug)]
@@ -37,8 +49,24 @@ pub struct RenderArgs {
     #[arg(long, default_value_t = 30.0)]
     pub fps: f32,
     /// Width and height of one view in pixels (64..=1024).
-    #[arg(long, default_value_t = 220)]
+    #[arg(long = "size", alias = "cell", default_value_t = 256)]
     pub cell: u32,
+    /// Views, comma-separated: front, side, three-quarter.
+    #[arg(long, value_delimiter = ',', default_value = "front,side")]
+    pub views: Vec<String>,
+    /// Overlays, comma-separated: bones, bodies, none (default: bones and bodies for a model
+    /// without a mesh, none otherwise).
+    #[arg(long, value_delimiter = ',')]
+    pub overlay: Vec<String>,
+    /// Draw the skeleton only, not the mesh.
+    #[arg(long)]
+    pub no_mesh: bool,
+    /// Leave out MMD edges (outlines).
+    #[arg(long)]
+    pub no_outlines: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
     /// Output: `.gif` (animation) or `.png` (contact sheet).
     #[arg(long)]
     pub out: PathBuf,
@@ -100,8 +128,8 @@ pub fn frame_range(frames: Option<&str>, anim: &Animator) -> Result<(u32, u32), 
     }
 }
 
-/// Bounds over every joint and body of every frame, padded.
-pub fn bounds_of(frames: &[Posed]) -> Bounds {
+/// Bounds over every joint and body of every frame (unpadded; empty frames give a unit box).
+pub fn bounds_of<'a>(frames: impl Iterator<Item = &'a Posed>) -> Bounds {
     let mut b = Bounds::EMPTY;
     for f in frames {
         for m in &f.world {
@@ -119,12 +147,60 @@ pub fn bounds_of(frames: &[Posed]) -> Bounds {
             max: Vec3::splat(1.0),
         };
     }
-    b.padded(0.04)
+    b
 }
 
-/// Draws one evaluated frame: bodies as their shapes (simulated ones in orange, ones that
-/// follow their bones in blue), then the skeleton on top.
-pub fn draw(cell: &mut Cell<'_>, frame: &Posed, parents: &[u16]) {
+/// Draws the overlays of one evaluated frame: bodies as their shapes (simulated ones in
+/// orange, ones that follow their bones in blue), then the skeleton on top.
+pub fn draw(cell: &mut Cell<'_>, frame: &Posed, parents: &[u16], overlay: Overlay) {
+    if overlay.bodies {
+        draw_bodies(cell, frame);
+    }
+    if overlay.bones {
+        cell.skeleton(parents, &frame.world);
+    }
+}
+
+/// Which overlays to draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Overlay {
+    /// The skeleton.
+    pub bones: bool,
+    /// The rigid bodies.
+    pub bodies: bool,
+}
+
+impl Overlay {
+    /// Parses `--overlay`; empty means the default for a model with or without a mesh.
+    pub fn parse(names: &[String], has_mesh: bool) -> Result<Self, CliError> {
+        if names.is_empty() {
+            return Ok(Self {
+                bones: !has_mesh,
+                bodies: !has_mesh,
+            });
+        }
+        let mut o = Self {
+            bones: false,
+            bodies: false,
+        };
+        for n in names {
+            match n.trim() {
+                "bones" => o.bones = true,
+                "bodies" => o.bodies = true,
+                "none" => {}
+                other => {
+                    return Err(bad_input(
+                        Path::new("--overlay"),
+                        format!("unknown overlay \"{other}\" (bones, bodies, none)"),
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+fn draw_bodies(cell: &mut Cell<'_>, frame: &Posed) {
     for body in &frame.bodies {
         let rgba = if body.simulated {
             SIMULATED_BODY
@@ -140,7 +216,6 @@ pub fn draw(cell: &mut Cell<'_>, frame: &Posed, parents: &[u16]) {
             }
         }
     }
-    cell.skeleton(parents, &frame.world);
 }
 
 /// Runs the command.
@@ -172,6 +247,21 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             format!("must be within 1..=120, got {}", args.fps),
         ));
     }
+    let views = args
+        .views
+        .iter()
+        .map(|v| {
+            View::parse(v).ok_or_else(|| {
+                bad_input(
+                    Path::new("--views"),
+                    format!("unknown view \"{v}\" (front, side, three-quarter)"),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if views.is_empty() || views.len() > 3 {
+        return Err(bad_input(Path::new("--views"), "give one to three views"));
+    }
     let output = Output::create(&args.out)?;
     let mut anim = Animator::new(&AnimSpec {
         model: args.model.clone(),
@@ -193,40 +283,101 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             .collect()
     };
     args.limits.memory(
-        wanted.len() as u64 * (anim.bone_count as u64 * 48 + u64::from(args.cell).pow(2) * 8),
+        wanted.len() as u64 * anim.bone_count as u64 * 48
+            + u64::from(args.cell).pow(2) * 8 * views.len() as u64 * (CHUNK_PICTURES + 1),
         "--frames",
     )?;
+    let meshes = if args.no_mesh {
+        None
+    } else {
+        Meshes::of(&anim, SkinMode::Linear)?
+    };
+    let overlay = Overlay::parse(&args.overlay, meshes.is_some())?;
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(wanted.len() as u64 * 2)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>10} [{bar:30}] {pos}/{len}")
+            .map_err(|e| CliError::Internal(e.to_string()))?,
+    );
+    bar.set_message("evaluate");
     let mut frames = Vec::with_capacity(wanted.len());
-    for &i in &wanted {
-        frames.push(anim.frame(i)?);
+    for (k, &i) in wanted.iter().enumerate() {
+        frames.push((k, anim.frame(i)?));
+        bar.inc(1);
     }
-    let bounds = bounds_of(&frames);
+    let mut bounds = bounds_of(frames.iter().map(|f| &f.1));
+    let style = MeshStyle {
+        outlines: !args.no_outlines,
+        background: Style::default().background,
+    };
+    let painter = match &meshes {
+        Some(m) => {
+            let (textures, warnings) = render::load_textures(m);
+            for w in warnings {
+                eprintln!("sinew: warning: {}: {w}", args.model.display());
+            }
+            let mut p = MeshPainter::new(m.clone(), Arc::clone(&textures), style);
+            for (k, f) in &frames {
+                if let Some((lo, hi)) = p.bounds(*k, f)? {
+                    bounds.include(lo);
+                    bounds.include(hi);
+                }
+            }
+            Some((m.clone(), textures))
+        }
+        None => None,
+    };
+    let bounds = bounds.padded(0.04);
+    let layout = Layout {
+        views,
+        cell: args.cell,
+        mirror_z: anim.mmd_model().is_some(),
+    };
     let parents = anim.parents().to_vec();
+    let init = || {
+        painter
+            .as_ref()
+            .map(|(m, t)| MeshPainter::new(m.clone(), Arc::clone(t), style))
+    };
+    let draw_frame = |p: &mut Option<MeshPainter>, cell: &mut Cell<'_>, f: &(usize, Posed)| {
+        if let Some(p) = p.as_mut() {
+            p.paint(cell, f.0, &f.1)?;
+        }
+        draw(cell, &f.1, &parents, overlay);
+        Ok(())
+    };
+    bar.set_message("draw");
     if gif {
         render::write_gif(
             &args.out,
             &frames,
             &bounds,
-            args.cell,
+            &layout,
             args.fps,
-            |cell, f| draw(cell, f, &parents),
-            || {},
+            init,
+            draw_frame,
+            || bar.inc(1),
         )?;
     } else {
         let picks: Vec<usize> = (0..frames.len()).collect();
-        render::write_sheet(&args.out, &frames, &picks, &bounds, args.cell, |cell, f| {
-            draw(cell, f, &parents)
-        })?;
+        render::write_sheet(
+            &args.out, &frames, &picks, &bounds, &layout, init, draw_frame,
+        )?;
     }
+    bar.finish_and_clear();
     output.keep();
     println!("{}", anim.description);
     println!(
-        "wrote {} ({} frame{} of {a}..{b} at {} fps{})",
+        "wrote {} ({} frame{} of {a}..{b} at {} fps{}{})",
         args.out.display(),
         frames.len(),
         if frames.len() == 1 { "" } else { "s" },
         args.fps,
-        if args.physics { ", physics on" } else { "" }
+        if args.physics { ", physics on" } else { "" },
+        if meshes.is_some() { ", mesh" } else { "" }
     );
     Ok(())
 }

@@ -1,32 +1,73 @@
-//! Whole pictures from a sequence of frames: an animated GIF with front and side views side by
-//! side, and a contact sheet with one column per picked frame (front row, side row). The caller
-//! draws one frame into one cell; `demo` and `render` share these.
+//! Whole pictures from a sequence of frames: an animated GIF with the views side by side, and a
+//! contact sheet with one column per picked frame (one row per view). The caller draws one
+//! frame into one cell; `demo` and `render` share these. GIF frames are drawn in parallel
+//! (rayon, a per-thread state from `init`) in chunks, then encoded in order.
 
 use std::path::Path;
+
+use rayon::prelude::*;
+use tiny_skia::Pixmap;
 
 use super::{Bounds, Cell, GifWriter, Sheet, Style, View};
 use crate::error::CliError;
 
-/// Writes `frames` as a looping GIF, `2·cell × cell` pixels, front and side views.
-pub fn write_gif<F>(
+/// How frames are laid out: the views (left to right, or top to bottom on a sheet), the cell
+/// size, and whether world z is mirrored (MMD models).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Views, at least one.
+    pub views: Vec<View>,
+    /// Width and height of one view in pixels.
+    pub cell: u32,
+    /// Mirror world z (MMD's left-handed model space into the right-handed display).
+    pub mirror_z: bool,
+}
+
+impl Layout {
+    /// Front and side views, unmirrored.
+    pub fn front_side(cell: u32) -> Self {
+        Self {
+            views: vec![View::Front, View::Side],
+            cell,
+            mirror_z: false,
+        }
+    }
+}
+
+/// Frames drawn in parallel before they are encoded (bounds the pictures held at once).
+const CHUNK: usize = 32;
+
+/// Writes `frames` as a looping GIF, `views × cell` by `cell` pixels.
+#[allow(clippy::too_many_arguments)]
+pub fn write_gif<F: Sync, S>(
     path: &Path,
     frames: &[F],
     bounds: &Bounds,
-    cell: u32,
+    layout: &Layout,
     fps: f32,
-    mut draw: impl FnMut(&mut Cell<'_>, &F),
+    init: impl Fn() -> S + Sync + Send,
+    draw: impl Fn(&mut S, &mut Cell<'_>, &F) -> Result<(), CliError> + Sync + Send,
     mut progress: impl FnMut(),
 ) -> Result<(), CliError> {
-    let mut gif = GifWriter::create(path, 2 * cell, cell)?;
+    let views = layout.views.len().max(1) as u32;
+    let mut gif = GifWriter::create(path, views * layout.cell, layout.cell)?;
     let delay = (100.0 / fps).round().clamp(2.0, 65535.0) as u16;
-    for f in frames {
-        let mut sheet = Sheet::new(2, 1, cell, cell, Style::default())?;
-        for (k, view) in [View::Front, View::Side].into_iter().enumerate() {
-            let mut c = sheet.cell(k as u32, view, bounds);
-            draw(&mut c, f);
+    for chunk in frames.chunks(CHUNK) {
+        let pictures: Vec<Result<Pixmap, CliError>> = chunk
+            .par_iter()
+            .map_init(&init, |state, f| {
+                let mut sheet = Sheet::new(views, 1, layout.cell, layout.cell, Style::default())?;
+                for (k, &view) in layout.views.iter().enumerate() {
+                    let mut c = sheet.cell_mirrored(k as u32, view, bounds, layout.mirror_z);
+                    draw(state, &mut c, f)?;
+                }
+                Ok(sheet.into_pixmap())
+            })
+            .collect();
+        for p in pictures {
+            gif.add(&p?, delay)?;
+            progress();
         }
-        gif.add(sheet.pixmap(), delay)?;
-        progress();
     }
     Ok(())
 }
@@ -37,22 +78,30 @@ pub fn picks(total: usize, count: usize) -> Vec<usize> {
     (0..count).map(|k| k * total / count).collect()
 }
 
-/// Draws the frames `picks` of `frames` as a contact sheet (one column per pick, front row
-/// then side row) and writes it as a PNG.
-pub fn write_sheet<F>(
+/// Draws the frames `picks` of `frames` as a contact sheet (one column per pick, one row per
+/// view) and writes it as a PNG.
+pub fn write_sheet<F, S>(
     path: &Path,
     frames: &[F],
     picks: &[usize],
     bounds: &Bounds,
-    cell: u32,
-    mut draw: impl FnMut(&mut Cell<'_>, &F),
+    layout: &Layout,
+    init: impl Fn() -> S,
+    draw: impl Fn(&mut S, &mut Cell<'_>, &F) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let cols = picks.len().max(1) as u32;
-    let mut sheet = Sheet::new(cols, 2, cell, cell, Style::default())?;
+    let rows = layout.views.len().max(1) as u32;
+    let mut sheet = Sheet::new(cols, rows, layout.cell, layout.cell, Style::default())?;
+    let mut state = init();
     for (col, &i) in picks.iter().enumerate() {
-        for (row, view) in [View::Front, View::Side].into_iter().enumerate() {
-            let mut c = sheet.cell(row as u32 * cols + col as u32, view, bounds);
-            draw(&mut c, &frames[i]);
+        for (row, &view) in layout.views.iter().enumerate() {
+            let mut c = sheet.cell_mirrored(
+                row as u32 * cols + col as u32,
+                view,
+                bounds,
+                layout.mirror_z,
+            );
+            draw(&mut state, &mut c, &frames[i])?;
         }
     }
     sheet.save_png(path)

@@ -68,8 +68,24 @@ impl Sheet {
         })
     }
 
-    /// The cell at grid index `index` (row-major), framing `bounds` in `view`.
-    pub fn cell(&mut self, index: u32, view: View, bounds: &Bounds) -> Cell<'_> {
+    /// The cell at grid index `index` (row-major), framing `bounds` in `view`; with `mirror_z` every world point has its z negated first (MMD's
+    /// left-handed model space shown in the right-handed display space).
+    pub fn cell_mirrored(
+        &mut self,
+        index: u32,
+        view: View,
+        bounds: &Bounds,
+        mirror_z: bool,
+    ) -> Cell<'_> {
+        let mirror = if mirror_z {
+            Vec3::new(1.0, 1.0, -1.0)
+        } else {
+            Vec3::ONE
+        };
+        let bounds = &Bounds {
+            min: (bounds.min * mirror).min(bounds.max * mirror),
+            max: (bounds.min * mirror).max(bounds.max * mirror),
+        };
         let (cx, cy) = (
             (index % self.cols) * self.cell_w,
             (index / self.cols) * self.cell_h,
@@ -112,12 +128,15 @@ impl Sheet {
             center,
             origin,
             scale,
+            mirror,
+            rect: (cx, cy, self.cell_w, self.cell_h),
+            depth: depth_range(bounds, view.toward_viewer()),
         }
     }
 
-    /// The pixels.
-    pub fn pixmap(&self) -> &Pixmap {
-        &self.pixmap
+    /// The pixels, owned.
+    pub fn into_pixmap(self) -> Pixmap {
+        self.pixmap
     }
 
     /// Encodes the sheet as PNG bytes.
@@ -137,6 +156,20 @@ impl Sheet {
     }
 }
 
+/// The extent of `bounds` along `dir` (over its eight corners).
+fn depth_range(bounds: &Bounds, dir: Vec3) -> (f32, f32) {
+    (0..8).fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), i| {
+        let pick = |bit: usize, a: f32, b: f32| if i & bit == 0 { a } else { b };
+        let corner = Vec3::new(
+            pick(1, bounds.min.x, bounds.max.x),
+            pick(2, bounds.min.y, bounds.max.y),
+            pick(4, bounds.min.z, bounds.max.z),
+        );
+        let d = corner.dot(dir);
+        (lo.min(d), hi.max(d))
+    })
+}
+
 /// One cell of a sheet, mapping world points to its pixels.
 pub struct Cell<'a> {
     pixmap: &'a mut Pixmap,
@@ -145,6 +178,12 @@ pub struct Cell<'a> {
     center: Vec2,
     origin: Vec2,
     scale: f32,
+    /// Applied to world points first (z mirror for MMD models).
+    mirror: Vec3,
+    /// Pixel rectangle: x, y, width, height.
+    rect: (u32, u32, u32, u32),
+    /// The framed box's extent along the viewing direction (display space).
+    depth: (f32, f32),
 }
 
 fn paint(rgba: [u8; 4]) -> Paint<'static> {
@@ -167,7 +206,7 @@ impl Cell<'_> {
 
     /// World point to pixel position.
     pub fn to_pixel(&self, p: Vec3) -> Vec2 {
-        let q = (self.view.project(p) - self.center) * self.scale;
+        let q = (self.view.project(p * self.mirror) - self.center) * self.scale;
         Vec2::new(self.origin.x + q.x, self.origin.y - q.y)
     }
 
@@ -205,6 +244,49 @@ impl Cell<'_> {
     /// The view this cell draws.
     pub fn view(&self) -> View {
         self.view
+    }
+
+    /// Width and height in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.rect.2, self.rect.3)
+    }
+
+    /// The orthographic raster camera that sees the display space exactly as [`Self::to_pixel`]
+    /// maps it (a picture of the cell's size), so a rendered mesh and the overlays line up.
+    pub fn camera(&self) -> sinew_raster::Camera {
+        let (w, h) = (self.rect.2 as f32, self.rect.3 as f32);
+        // The pixel centre of the cell is the origin; find the world point there.
+        let centre_px = Vec2::new(self.rect.0 as f32 + w * 0.5, self.rect.1 as f32 + h * 0.5);
+        let offset = (centre_px - self.origin) / self.scale;
+        let c2 = self.center + Vec2::new(offset.x, -offset.y);
+        let toward = self.view.toward_viewer();
+        let (d0, d1) = self.depth;
+        let reach = (d1 - d0).abs().max(1e-3);
+        let target = self.view.right() * c2.x + Vec3::Y * c2.y + toward * (d0 + d1) * 0.5;
+        let eye = target + toward * (reach * 2.0 + 1.0);
+        sinew_raster::Camera::orthographic(
+            eye,
+            target,
+            Vec3::Y,
+            h * 0.5 / self.scale,
+            w / h,
+            reach * 0.5,
+            reach * 4.0 + 2.0,
+        )
+    }
+
+    /// Copies a picture of the cell's size (straight RGBA8, opaque) into the cell.
+    pub fn blit(&mut self, rgba: &[u8]) {
+        let (x0, y0, w, h) = self.rect;
+        let stride = self.pixmap.width() as usize * 4;
+        let data = self.pixmap.data_mut();
+        for row in 0..h as usize {
+            let src = &rgba[row * w as usize * 4..(row + 1) * w as usize * 4];
+            let at = (y0 as usize + row) * stride + x0 as usize * 4;
+            if let Some(dst) = data.get_mut(at..at + src.len()) {
+                dst.copy_from_slice(src);
+            }
+        }
     }
 
     /// A cross marker at a world point (IK targets).

@@ -2,21 +2,45 @@
 
 use glam::{Vec2, Vec3};
 
-/// Which way the camera looks. Y is up in both views.
+/// Which way the (orthographic) camera looks, in a right-handed, Y-up display space (MMD
+/// models are mirrored into it, z → −z, so they face +Z like glTF ones). Y is up in every view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
-    /// Looking along −Z: screen x = world x.
+    /// From +Z looking along −Z: screen x = world x (a figure facing +Z faces the viewer).
     Front,
-    /// Looking along −X: screen x = world −z (the figure faces right when it faces +Z).
+    /// From −X looking along +X: screen x = world z (the figure faces right when it faces +Z).
     Side,
+    /// From between the two (+Z and −X, 45°): screen x = (x + z)/√2.
+    ThreeQuarter,
 }
 
 impl View {
+    /// The world direction that points right on the screen.
+    pub fn right(self) -> Vec3 {
+        match self {
+            Self::Front => Vec3::X,
+            Self::Side => Vec3::Z,
+            Self::ThreeQuarter => Vec3::new(1.0, 0.0, 1.0).normalize(),
+        }
+    }
+
+    /// The direction from the scene towards the viewer (`right × up`).
+    pub fn toward_viewer(self) -> Vec3 {
+        self.right().cross(Vec3::Y)
+    }
+
     /// Projects a world point onto the view plane (y up).
     pub fn project(self, p: Vec3) -> Vec2 {
-        match self {
-            Self::Front => Vec2::new(p.x, p.y),
-            Self::Side => Vec2::new(p.z, p.y),
+        Vec2::new(p.dot(self.right()), p.y)
+    }
+
+    /// Parses `front`, `side` or `three-quarter`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name.trim() {
+            "front" => Some(Self::Front),
+            "side" => Some(Self::Side),
+            "three-quarter" | "3/4" => Some(Self::ThreeQuarter),
+            _ => None,
         }
     }
 }
