@@ -19,6 +19,8 @@ pub struct Part {
     /// Per skin joint: its inverse bind matrix.
     inverse_bind: Vec<Affine3A>,
     matrices: Vec<Affine3A>,
+    /// Where this mesh's morph weights start in [`Posed::morphs`].
+    morph_offset: usize,
     /// The deformed vertices of the last [`Meshes::update`].
     pub deformed: Deformed,
 }
@@ -38,6 +40,33 @@ pub struct Meshes {
 impl Meshes {
     /// The meshes of the animated model (`None` when it has none).
     pub fn of(anim: &Animator, mode: SkinMode) -> Result<Option<Self>, CliError> {
+        if let Some(meshes) = anim.gltf_meshes() {
+            if meshes.is_empty() {
+                return Ok(None);
+            }
+            let mut offset = 0;
+            let parts = meshes
+                .iter()
+                .map(|m| {
+                    let part = Part {
+                        mesh: Arc::clone(&m.mesh),
+                        joints: m.bones.iter().map(|b| b.index()).collect(),
+                        inverse_bind: m.inverse_bind.clone(),
+                        matrices: vec![Affine3A::IDENTITY; m.bones.len()],
+                        morph_offset: offset,
+                        deformed: Deformed::new(&m.mesh),
+                    };
+                    offset += m.default_weights.len();
+                    part
+                })
+                .collect();
+            return Ok(Some(Self {
+                parts,
+                mode,
+                mirror_z: false,
+                folder: anim.model_folder().to_path_buf(),
+            }));
+        }
         let Some(model) = anim.mmd_model() else {
             return Ok(None);
         };
@@ -53,6 +82,7 @@ impl Meshes {
                 .map(|b| Affine3A::from_translation(-b.position))
                 .collect(),
             matrices: vec![Affine3A::IDENTITY; model.bones().len()],
+            morph_offset: 0,
             deformed: Deformed::new(&mesh),
             mesh,
         };
@@ -78,8 +108,9 @@ impl Meshes {
                 })?;
                 *m = *world * *ib;
             }
+            let morphs = frame.morphs.get(part.morph_offset..).unwrap_or(&[]);
             part.deformed
-                .update(&part.mesh, &part.matrices, &frame.morphs, self.mode)
+                .update(&part.mesh, &part.matrices, morphs, self.mode)
                 .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
         }
         Ok(())

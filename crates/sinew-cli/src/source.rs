@@ -14,7 +14,7 @@ use glam::{Affine3A, Quat, Vec3};
 use sinew::dynamics::{BodyMode, Shape};
 use sinew::skeleton::NO_PARENT;
 use sinew::{Model, SkeletonInstance, Transform};
-use sinew_gltf::{GltfModel, JointSampler, LoadOptions};
+use sinew_gltf::{GltfMesh, GltfModel, JointSampler, LoadOptions};
 use sinew_mmd::{
     EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
 };
@@ -235,7 +235,8 @@ pub struct Posed {
     pub world: Vec<Affine3A>,
     /// Rigid bodies.
     pub bodies: Vec<BodyOutline>,
-    /// Morph weights after group expansion (MMD models, one per morph; empty for glTF).
+    /// Morph weights: MMD models, one per morph after group expansion; glTF models, every
+    /// skinned mesh's targets one mesh after another (the order of [`Animator::gltf_meshes`]).
     pub morphs: Vec<f32>,
 }
 
@@ -249,6 +250,8 @@ enum Inner {
     Gltf {
         sampler: Box<JointSampler>,
         physics: Option<Box<MmdPhysics>>,
+        /// The skinned meshes (their morph weights are sampled every frame).
+        meshes: Arc<Vec<GltfMesh>>,
     },
 }
 
@@ -401,6 +404,11 @@ impl Animator {
         };
         let duration = sampler.clip().duration();
         let parents = model.skeleton().parent_indices().to_vec();
+        let meshes = Arc::new(
+            model
+                .meshes()
+                .map_err(|e| bad_input(&spec.model, format!("meshes: {e}")))?,
+        );
         let description = if rest_only {
             format!(
                 "glTF model, {} bones, rest pose (no animation)",
@@ -419,6 +427,7 @@ impl Animator {
             inner: Inner::Gltf {
                 sampler: Box::new(sampler),
                 physics,
+                meshes,
             },
             parents,
             fps: spec.fps,
@@ -443,6 +452,7 @@ impl Animator {
             Inner::Gltf {
                 sampler,
                 physics: None,
+                ..
             } => Some(sampler.locals()),
             _ => None,
         }
@@ -458,6 +468,14 @@ impl Animator {
         match &self.inner {
             Inner::Mmd { inst, .. } => Some(inst.model()),
             Inner::Gltf { .. } => None,
+        }
+    }
+
+    /// The glTF model's skinned meshes (empty for MMD models, whose mesh is the model's).
+    pub fn gltf_meshes(&self) -> Option<&Arc<Vec<GltfMesh>>> {
+        match &self.inner {
+            Inner::Gltf { meshes, .. } => Some(meshes),
+            Inner::Mmd { .. } => None,
         }
     }
 
@@ -531,8 +549,18 @@ impl Animator {
                     morphs: inst.effective_morph_weights().to_vec(),
                 })
             }
-            Inner::Gltf { sampler, physics } => {
+            Inner::Gltf {
+                sampler,
+                physics,
+                meshes,
+            } => {
                 sampler.sample(time);
+                let mut morphs = Vec::new();
+                for m in meshes.iter() {
+                    let at = morphs.len();
+                    morphs.resize(at + m.default_weights.len(), 0.0);
+                    sampler.sample_weights(m, time, &mut morphs[at..]);
+                }
                 match physics.as_mut() {
                     Some(ph) => {
                         ph.input_mut().copy_from_slice(sampler.locals());
@@ -540,13 +568,13 @@ impl Animator {
                         Ok(Posed {
                             world,
                             bodies: ph.bodies(),
-                            morphs: Vec::new(),
+                            morphs,
                         })
                     }
                     None => Ok(Posed {
                         world: sampler.world().to_vec(),
                         bodies: Vec::new(),
-                        morphs: Vec::new(),
+                        morphs,
                     }),
                 }
             }

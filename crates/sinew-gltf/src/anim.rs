@@ -263,6 +263,8 @@ pub struct JointSampler {
     joints: Vec<(usize, BoneId)>,
     locals: Vec<Transform>,
     world: Vec<Affine3A>,
+    /// The clip's float tracks (morph weights) at the last [`Self::sample_weights`].
+    floats: Vec<f32>,
 }
 
 impl JointSampler {
@@ -303,6 +305,7 @@ impl JointSampler {
             joints: model.joint_bones(),
             locals: skeleton.rest_pose().to_vec(),
             world: vec![Affine3A::IDENTITY; n],
+            floats: vec![0.0; clip.float_tracks().len()],
             skeleton,
             clip,
         }
@@ -339,6 +342,41 @@ impl JointSampler {
             &mut self.world,
         );
         &self.world
+    }
+
+    /// Samples the morph weights of `mesh` at `time` into `out` (one per morph target): the
+    /// clip's `weights` channel of the mesh's node where it has one, the mesh's default weights
+    /// elsewhere. Allocation-free.
+    ///
+    /// # Panics
+    /// If `out` is not one entry per morph target of `mesh`.
+    pub fn sample_weights(&mut self, mesh: &crate::GltfMesh, time: f32, out: &mut [f32]) {
+        assert_eq!(
+            out.len(),
+            mesh.default_weights.len(),
+            "one weight per morph target"
+        );
+        out.copy_from_slice(&mesh.default_weights);
+        if self.floats.is_empty() {
+            return;
+        }
+        sinew::anim::sample_floats(
+            &self.clip,
+            &self.binding,
+            &mut self.cache,
+            time,
+            &mut self.floats,
+        );
+        for (o, name) in out.iter_mut().zip(&mesh.weight_tracks) {
+            if let Some(i) = self
+                .clip
+                .float_tracks()
+                .iter()
+                .position(|f| &f.name == name)
+            {
+                *o = self.floats[i];
+            }
+        }
     }
 
     /// Local transforms of the last sample, bone order.

@@ -39,6 +39,7 @@ mod dynamics;
 mod error;
 mod export;
 mod load;
+mod mesh;
 
 pub use anim::{JointSampler, JointWorld};
 pub use dynamics::{
@@ -48,6 +49,7 @@ pub use dynamics::{
 pub use error::{GltfError, GltfWarning};
 pub use export::{bake_glb, bake_glb_from_world, BAKED_ANIMATION_NAME};
 pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE, MAX_BUFFER_BYTES};
+pub use mesh::{GltfMesh, MAX_PRIMITIVE_VERTICES};
 
 /// The `gltf` crate this reader is built on (re-exported for [`GltfModel::document`]).
 pub use gltf;

@@ -733,6 +733,19 @@ pub(crate) fn check_accessor(
     dims: &[Dimensions],
     types: &[DataType],
 ) -> Result<(), GltfError> {
+    check_accessor_with(acc, buffers, usage, dims, types, true)
+}
+
+/// As [`check_accessor`]; `normalized_ints: false` accepts plain integer components (vertex
+/// joint indices, triangle indices).
+pub(crate) fn check_accessor_with(
+    acc: &gltf::Accessor,
+    buffers: &[Vec<u8>],
+    usage: &'static str,
+    dims: &[Dimensions],
+    types: &[DataType],
+    normalized_ints: bool,
+) -> Result<(), GltfError> {
     let err = |reason: String| GltfError::Accessor {
         index: acc.index(),
         usage,
@@ -750,7 +763,7 @@ pub(crate) fn check_accessor(
             acc.data_type()
         )));
     }
-    if acc.data_type() != DataType::F32 && !acc.normalized() {
+    if normalized_ints && acc.data_type() != DataType::F32 && !acc.normalized() {
         return Err(err("integer components must be normalized".to_owned()));
     }
     if acc.count() == 0 {

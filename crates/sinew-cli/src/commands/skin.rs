@@ -3,7 +3,9 @@
 //! against three.js (`shared/conformance/skin/`).
 //!
 //! MMD models (`.pmx`, `.pmd`): `--motion`, `--frames` (30 fps), optional `--physics` (frames
-//! simulated in order from 0); positions in MMD model space. Morphs are applied before
+//! simulated in order from 0); positions in MMD model space. glTF models (`.glb`, `.gltf`):
+//! `--clip`, `--times` (seconds); every skinned primitive, relative to the scene root, with
+//! its animated morph weights. Morphs are applied before
 //! skinning; SDEF and QDEF vertices are skinned as such (three.js blends them linearly, so
 //! compare those separately). `--dual-quaternion` skins every vertex with dual quaternions.
 
@@ -18,19 +20,27 @@ use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
 use crate::skinning::Meshes;
-use crate::source::{AnimSpec, Animator, MMD_FPS};
+use crate::source::{kind_of, load_gltf, AnimSpec, Animator, ModelKind, MMD_FPS};
+use sinew_gltf::{GltfMesh, JointSampler};
+use sinew_skin::Deformed;
 
 /// Arguments of `sinew skin`.
 #[derive(Args, Debug)]
 pub struct SkinArgs {
-    /// The model (.pmx, .pmd).
+    /// The model (.pmx, .pmd, .glb, .gltf).
     pub model: PathBuf,
     /// A VMD motion to play (frames at 30 fps).
     #[arg(long)]
     pub motion: Option<PathBuf>,
-    /// Frames (30 fps) to evaluate, comma-separated (increasing with `--physics`).
+    /// Frames (30 fps) to evaluate, comma-separated (increasing with `--physics`; MMD models).
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub frames: Vec<u32>,
+    /// The animation to sample (glTF models; default 0).
+    #[arg(long)]
+    pub clip: Option<usize>,
+    /// Times in seconds to sample (glTF models), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    pub times: Vec<f32>,
     /// Simulate rigid-body physics (every frame from 0 is simulated).
     #[arg(long)]
     pub physics: bool,
@@ -54,6 +64,9 @@ fn round(v: f32) -> f64 {
 
 /// Runs the command.
 pub fn run(args: &SkinArgs) -> Result<(), CliError> {
+    if kind_of(&args.model)? == ModelKind::Gltf {
+        return run_gltf(args);
+    }
     if args.physics && args.frames.windows(2).any(|w| w[1] <= w[0]) {
         return Err(bad_input(
             std::path::Path::new("--frames"),
@@ -72,7 +85,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     let model = anim
         .mmd_model()
         .cloned()
-        .ok_or_else(|| bad_input(&args.model, "sinew skin reads MMD models (.pmx, .pmd)"))?;
+        .ok_or_else(|| CliError::Internal("an MMD model without its model".into()))?;
     let mode = if args.dual_quaternion {
         SkinMode::DualQuaternion
     } else {
@@ -148,6 +161,115 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
         args.json.display(),
         args.frames.len(),
         if args.frames.len() == 1 { "" } else { "s" }
+    );
+    Ok(())
+}
+
+/// glTF: every skinned primitive (three.js's traversal order) at each time, relative to the
+/// scene root, in the schema of the oracle's glTF output.
+fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
+    if args.motion.is_some() || args.physics {
+        return Err(bad_input(
+            std::path::Path::new("--motion"),
+            "glTF models take --clip and --times (no --motion or --physics)",
+        ));
+    }
+    if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
+        return Err(bad_input(
+            std::path::Path::new("--times"),
+            format!("times must be finite and >= 0, got {t}"),
+        ));
+    }
+    let mut output = Output::create(&args.json)?;
+    let model = load_gltf(&args.model)?;
+    let meshes: Vec<GltfMesh> = model
+        .meshes()
+        .map_err(|e| bad_input(&args.model, format!("meshes: {e}")))?
+        .into_iter()
+        .filter(|m| m.skin.is_some())
+        .collect();
+    if meshes.is_empty() {
+        return Err(bad_input(&args.model, "the model has no skinned mesh"));
+    }
+    let clip_index = args.clip.unwrap_or(0);
+    let mut sampler = if model.clips().is_empty() && args.clip.is_none() {
+        let rest = sinew::anim::Clip::builder("rest pose")
+            .build()
+            .map_err(|e| CliError::Internal(e.to_string()))?;
+        JointSampler::for_clip(&model, rest)
+    } else {
+        JointSampler::new(&model, clip_index)
+            .map_err(|e| bad_input(std::path::Path::new("--clip"), e))?
+    };
+    args.limits.frames(args.times.len() as u64, "--times")?;
+    let vertices: usize = meshes.iter().map(|m| m.mesh.positions.len()).sum();
+    args.limits.memory(
+        args.times.len() as u64 * vertices as u64 * JSON_BYTES_PER_VERTEX,
+        "--times",
+    )?;
+    let mut deformed: Vec<Deformed> = meshes.iter().map(|m| Deformed::new(&m.mesh)).collect();
+    let mode = if args.dual_quaternion {
+        SkinMode::DualQuaternion
+    } else {
+        SkinMode::Linear
+    };
+    let mut samples = Vec::with_capacity(args.times.len());
+    for &t in &args.times {
+        let world = sampler.sample(t).to_vec();
+        let mut morphs = serde_json::Map::new();
+        let mut parts = Vec::new();
+        for (m, d) in meshes.iter().zip(&mut deformed) {
+            let mut weights = vec![0.0; m.default_weights.len()];
+            sampler.sample_weights(m, t, &mut weights);
+            for (morph, &w) in m.mesh.morphs.iter().zip(&weights) {
+                if w != 0.0 {
+                    morphs.insert(morph.name.clone(), json!(round(w)));
+                }
+            }
+            let mut matrices = vec![glam::Affine3A::IDENTITY; m.bones.len()];
+            m.matrices(&world, &mut matrices);
+            d.update(&m.mesh, &matrices, &weights, mode)
+                .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
+            let mut positions = Vec::with_capacity(d.positions().len() * 3);
+            for (v, p) in d.positions().iter().enumerate() {
+                if !p.is_finite() {
+                    return Err(bad_input(
+                        &args.model,
+                        format!(
+                            "time {t}: mesh {} vertex {v} skins to a non-finite position",
+                            m.name
+                        ),
+                    ));
+                }
+                positions.extend([round(p.x), round(p.y), round(p.z)]);
+            }
+            parts.push(
+                json!({ "name": m.name, "vertices": d.positions().len(), "positions": positions }),
+            );
+        }
+        samples.push(json!({ "time": t, "morphs": morphs, "meshes": parts }));
+    }
+    let clip = sampler.clip();
+    let doc = json!({
+        "tool": format!("sinew {} skin ({})", env!("CARGO_PKG_VERSION"), if args.dual_quaternion { "dual quaternion" } else { "linear blend" }),
+        "file": args.model.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "clip": { "index": clip_index, "name": clip.name(), "duration": clip.duration() },
+        "coordinate_note": "positions relative to the glTF scene root (right-handed, +Y up); meshes in three.js traversal order (primitives split into meshes)",
+        "samples": samples,
+    });
+    {
+        let mut out =
+            std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
+        serde_json::to_writer(&mut out, &doc).map_err(|e| output.error(e))?;
+        out.flush().map_err(|e| output.error(e))?;
+    }
+    output.keep();
+    println!(
+        "wrote {} ({} time{}, {} meshes, {vertices} vertices)",
+        args.json.display(),
+        args.times.len(),
+        if args.times.len() == 1 { "" } else { "s" },
+        meshes.len()
     );
     Ok(())
 }
