@@ -79,6 +79,21 @@ impl Texture {
         })
     }
 
+    /// The texture as PNG bytes (e.g. to embed a BMP or TGA texture where only PNG and JPEG
+    /// are allowed, as in glTF).
+    ///
+    /// # Errors
+    /// [`RasterError::Encode`] when the encoder fails.
+    pub fn encode_png(&self) -> Result<Vec<u8>, RasterError> {
+        let image = image::RgbaImage::from_raw(self.width, self.height, self.rgba.clone())
+            .ok_or_else(|| RasterError::Encode("texel buffer does not match the size".into()))?;
+        let mut out = Cursor::new(Vec::new());
+        image
+            .write_to(&mut out, ImageFormat::Png)
+            .map_err(|e| RasterError::Encode(e.to_string()))?;
+        Ok(out.into_inner())
+    }
+
     /// Width in texels.
     pub fn width(&self) -> u32 {
         self.width

@@ -817,3 +817,10 @@ proptest! {
         prop_assert!(frame.depth().iter().all(|d| d.is_finite() && (0.0..=1.0).contains(d)));
     }
 }
+
+#[test]
+fn textures_round_trip_through_png() {
+    let t = sinew_raster::Texture::from_rgba(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 128]).unwrap();
+    let back = sinew_raster::Texture::decode(&t.encode_png().unwrap()).unwrap();
+    assert_eq!(back.rgba(), t.rgba());
+}

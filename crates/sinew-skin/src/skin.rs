@@ -324,6 +324,54 @@ impl Skin {
         ]
     }
 
+    /// Every vertex's four strongest joints and their weights (normalised; unused slots joint
+    /// 0 with weight 0), as a linear-blend format such as glTF's `JOINTS_0`/`WEIGHTS_0` holds
+    /// them. SDEF and dual-quaternion vertices give their joints and weights too (an exporter
+    /// writing them this way skins them linearly there).
+    #[must_use]
+    pub fn linear_weights(&self) -> Vec<([u32; 4], [f32; 4])> {
+        let mut out = vec![([0u32; 4], [0f32; 4]); self.vertex_count];
+        let mut put = |v: u32, list: &mut Vec<(u32, f32)>| {
+            list.sort_by(|a, b| b.1.total_cmp(&a.1));
+            list.truncate(4);
+            let sum: f32 = list.iter().map(|e| e.1).sum();
+            let slot = &mut out[v as usize];
+            for (k, &(j, w)) in list.iter().enumerate() {
+                slot.0[k] = j;
+                slot.1[k] = if sum > 0.0 { w / sum } else { 0.0 };
+            }
+        };
+        let mut list = Vec::with_capacity(8);
+        for r in &self.rigid {
+            list.clear();
+            list.push((r.j, 1.0));
+            put(r.v, &mut list);
+        }
+        for run in &self.pair_runs {
+            for p in &self.pair_verts[run.start as usize..run.end as usize] {
+                list.clear();
+                list.extend([(run.j[0], p.w), (run.j[1], 1.0 - p.w)]);
+                put(p.v, &mut list);
+            }
+        }
+        for q in &self.quad {
+            list.clear();
+            list.extend((0..4).filter(|&k| q.w[k] > 0.0).map(|k| (q.j[k], q.w[k])));
+            put(q.v, &mut list);
+        }
+        for s in self.many.iter().chain(&self.dual) {
+            list.clear();
+            list.extend_from_slice(&self.pool[s.start as usize..(s.start + s.len) as usize]);
+            put(s.v, &mut list);
+        }
+        for s in &self.sdef {
+            list.clear();
+            list.extend([(s.j[0], s.w), (s.j[1], 1.0 - s.w)]);
+            put(s.v, &mut list);
+        }
+        out
+    }
+
     /// Whether [`deform`](Self::deform) needs the joints' rotations (SDEF or dual quaternions).
     fn needs_rotations(&self, mode: SkinMode) -> bool {
         !self.sdef.is_empty() || !self.dual.is_empty() || mode == SkinMode::DualQuaternion

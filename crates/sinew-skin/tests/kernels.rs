@@ -388,3 +388,37 @@ fn validate_names_the_broken_reference() {
     mesh.positions[0] = Vec3::NAN;
     assert!(mesh.validate().is_err());
 }
+
+#[test]
+fn linear_weights_give_back_every_vertex_strongest_four() {
+    let infl = vec![
+        Influence::rigid(2),
+        Influence::two([3, 1], 0.75),
+        Influence::Linear(vec![
+            (0, 0.1),
+            (1, 0.2),
+            (2, 0.3),
+            (3, 0.15),
+            (4, 0.15),
+            (5, 0.1),
+        ]),
+        Influence::Sdef {
+            joints: [4, 5],
+            weight: 0.4,
+            c: Vec3::ZERO,
+            r0: Vec3::X,
+            r1: Vec3::Y,
+        },
+        Influence::DualQuaternion(vec![(1, 1.0), (2, 3.0)]),
+    ];
+    let w = Skin::new(&infl, 6).unwrap().linear_weights();
+    assert_eq!(w[0], ([2, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]));
+    assert_eq!(w[1].0[..2], [3, 1]);
+    assert!((w[1].1[0] - 0.75).abs() < 1e-6);
+    assert_eq!(w[2].0, [2, 1, 3, 4]);
+    assert!((w[2].1.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    assert_eq!(w[3].0[..2], [5, 4]);
+    assert!((w[3].1[0] - 0.6).abs() < 1e-6);
+    assert_eq!(w[4].0[..2], [2, 1]);
+    assert!((w[4].1[0] - 0.75).abs() < 1e-6);
+}

@@ -22,7 +22,7 @@ pub type Textures = Vec<Vec<Option<Texture>>>;
 
 /// Finds `relative` under `folder`, matching names case-insensitively where the exact name is
 /// missing (MMD models come from Windows, where `Eye.BMP` and `eye.bmp` are one file).
-fn find(folder: &Path, relative: &Path) -> Option<PathBuf> {
+pub fn find_texture(folder: &Path, relative: &Path) -> Option<PathBuf> {
     let exact = folder.join(relative);
     if exact.is_file() {
         return Some(exact);
@@ -53,7 +53,7 @@ pub fn load_textures(meshes: &Meshes) -> (Arc<Textures>, Vec<String>) {
                 .map(|t| {
                     let (name, bytes) = match t {
                         TextureSource::File(rel) => {
-                            let Some(path) = find(&meshes.folder, rel) else {
+                            let Some(path) = find_texture(&meshes.folder, rel) else {
                                 warnings.push(format!("texture {} not found", rel.display()));
                                 return None;
                             };
