@@ -29,6 +29,14 @@ pub enum PathError {
     /// The physics table or a step was refused.
     #[error("physics: {0}")]
     Physics(String),
+    /// Skinning refused the mesh or produced a non-finite vertex.
+    #[error("frame {frame}: skinning: {reason}")]
+    Skin {
+        /// Frame index.
+        frame: u32,
+        /// What went wrong.
+        reason: String,
+    },
     /// The evaluation produced a non-finite matrix (reported, not passed on).
     #[error("frame {frame}: bone {bone} has a non-finite world matrix")]
     NonFinite {
@@ -68,6 +76,26 @@ pub struct PathReport {
     pub physics_steps: u32,
     /// Load-time repairs the reader reported.
     pub warnings: usize,
+    /// Vertices skinned (all frames, all meshes).
+    pub vertices: usize,
+}
+
+/// Morphs and skins `mesh` with `matrices`; every vertex must come out finite.
+fn skin_frame(
+    deformed: &mut sinew_skin::Deformed,
+    mesh: &sinew_skin::Mesh,
+    matrices: &[Affine3A],
+    morphs: &[f32],
+    frame: u32,
+) -> Result<usize, PathError> {
+    let err = |reason: String| PathError::Skin { frame, reason };
+    deformed
+        .update(mesh, matrices, morphs, sinew_skin::SkinMode::Linear)
+        .map_err(|e| err(e.to_string()))?;
+    if let Some(v) = deformed.positions().iter().position(|p| !p.is_finite()) {
+        return Err(err(format!("vertex {v} is not finite")));
+    }
+    Ok(deformed.positions().len())
 }
 
 /// Turns every bone by a frame- and bone-dependent angle and moves it a little, so IK and
@@ -137,6 +165,9 @@ pub fn mmd(
         Some(p) => p.apply(frame as f32 * 7.0, inst),
         None => synthetic_pose(inst, frame),
     };
+    let mesh = Arc::clone(model.mesh());
+    let mut deformed = sinew_skin::Deformed::new(&mesh);
+    let mut matrices = vec![Affine3A::IDENTITY; model.bones().len()];
     for mode in ["fk", "grant", "ik", "full"] {
         let opts = EvalOptions::from_mode(mode).unwrap_or_default();
         for frame in 0..options.frames {
@@ -144,6 +175,16 @@ pub fn mmd(
             inst.evaluate(opts);
             check_finite(inst.world(), frame)?;
             report.frames += 1;
+            if mode == "full" {
+                inst.skin_matrices(&mut matrices);
+                report.vertices += skin_frame(
+                    &mut deformed,
+                    &mesh,
+                    &matrices,
+                    inst.effective_morph_weights(),
+                    frame,
+                )?;
+            }
         }
     }
     if options.physics && !model.rigid_bodies().is_empty() {
@@ -194,14 +235,26 @@ fn gltf_model(
         ..PathReport::default()
     };
     check_finite(model.skeleton().rest_world(), 0)?;
+    let meshes = model.meshes()?;
+    let mut deformed: Vec<sinew_skin::Deformed> = meshes
+        .iter()
+        .map(|m| sinew_skin::Deformed::new(&m.mesh))
+        .collect();
     for clip in 0..model.clips().len() {
         let mut sampler = sinew_gltf::JointSampler::new(model, clip)?;
         let duration = sampler.clip().duration();
         for frame in 0..options.frames {
             let t = duration * frame as f32 / options.frames.max(1) as f32;
-            let world = sampler.sample(t);
-            check_finite(world, frame)?;
+            let world = sampler.sample(t).to_vec();
+            check_finite(&world, frame)?;
             report.frames += 1;
+            for (m, d) in meshes.iter().zip(&mut deformed) {
+                let mut weights = vec![0.0; m.default_weights.len()];
+                sampler.sample_weights(m, t, &mut weights);
+                let mut matrices = vec![Affine3A::IDENTITY; m.bones.len()];
+                m.matrices(&world, &mut matrices);
+                report.vertices += skin_frame(d, &m.mesh, &matrices, &weights, frame)?;
+            }
         }
     }
     Ok(report)

@@ -33,7 +33,7 @@ proptest! {
 fn generated_models_mostly_load_and_evaluate() {
     // The generator must reach past the loader, or the property above tests little.
     let mut rng = SmallRng::seed_from_u64(5);
-    let (mut evaluated, mut stepped, total) = (0, 0, 200);
+    let (mut evaluated, mut stepped, mut skinned, total) = (0, 0, 0, 200);
     for _ in 0..total {
         let mut raw = vec![0u8; 4096];
         rand::Rng::fill_bytes(&mut rng, &mut raw);
@@ -42,6 +42,7 @@ fn generated_models_mostly_load_and_evaluate() {
             Ok(r) => {
                 evaluated += 1;
                 stepped += usize::from(r.physics_steps > 0);
+                skinned += usize::from(r.vertices > 0);
             }
             Err(e @ (PathError::Physics(_) | PathError::NonFinite { .. })) => {
                 if evaluated < 40 {
@@ -52,8 +53,12 @@ fn generated_models_mostly_load_and_evaluate() {
             Err(_) => {}
         }
     }
-    println!("{evaluated}/{total} evaluated, {stepped} with physics steps");
+    println!("{evaluated}/{total} evaluated, {stepped} with physics steps, {skinned} skinned");
     assert!(evaluated * 2 > total, "{evaluated}/{total}");
+    assert!(
+        skinned * 4 > total,
+        "{skinned}/{total} generated meshes skinned"
+    );
     assert!(stepped * 10 > total, "{stepped}/{total}");
 }
 

@@ -67,9 +67,56 @@ fn joint(m: &[Affine3A], j: u32) -> &Affine3A {
     unsafe { m.get_unchecked(j as usize) }
 }
 
+/// One-joint vertices, sorted by joint: the joint's matrix stays in registers across its run.
 pub(crate) fn rigid<const N: bool>(span: &[Rigid], m: &[Affine3A], out: &mut Out<'_>) {
-    for r in span {
-        Cols::of(joint(m, r.j)).write::<N>(r.v, out);
+    #[cfg(target_arch = "x86_64")]
+    if crate::fma::has_fma() {
+        // SAFETY: the CPU has the features the function is compiled for.
+        unsafe { fused::rigid::<N>(span, m, out) };
+        return;
+    }
+    rigid_body::<N, Plain>(span, m, out);
+}
+
+#[inline(always)]
+fn rigid_body<const N: bool, F: MulAdd>(span: &[Rigid], m: &[Affine3A], out: &mut Out<'_>) {
+    let Some(first) = span.first() else { return };
+    let mut current = first.j;
+    let mut c = Cols::of(joint(m, current));
+    for (k, r) in span.iter().enumerate() {
+        if r.j != current {
+            current = r.j;
+            c = Cols::of(joint(m, current));
+        }
+        let wide = span.get(k + 1).is_some_and(|n| n.v == r.v.wrapping_add(1));
+        let p = out.rest_position(r.v);
+        let q = F::mul_add(
+            c.x,
+            Vec3A::splat(p.x),
+            F::mul_add(
+                c.y,
+                Vec3A::splat(p.y),
+                F::mul_add(c.z, Vec3A::splat(p.z), c.t),
+            ),
+        );
+        if wide {
+            out.set_position_wide(r.v, q);
+        } else {
+            out.set_position(r.v, q);
+        }
+        if N {
+            let n = out.rest_normal(r.v);
+            let q = F::mul_add(
+                c.x,
+                Vec3A::splat(n.x),
+                F::mul_add(c.y, Vec3A::splat(n.y), c.z * Vec3A::splat(n.z)),
+            );
+            if wide {
+                out.set_normal_wide(r.v, q);
+            } else {
+                out.set_normal(r.v, q);
+            }
+        }
     }
 }
 
@@ -150,8 +197,13 @@ fn pairs_body<const N: bool, F: MulAdd>(
 mod fused {
     use glam::Affine3A;
 
-    use super::{pairs_body, Out, PairRun, PairVertex};
+    use super::{pairs_body, rigid_body, Out, PairRun, PairVertex, Rigid};
     use crate::fma::Fused;
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn rigid<const N: bool>(span: &[Rigid], m: &[Affine3A], out: &mut Out<'_>) {
+        rigid_body::<N, Fused>(span, m, out);
+    }
 
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn pairs<const N: bool>(

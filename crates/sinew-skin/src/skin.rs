@@ -241,6 +241,8 @@ impl Skin {
                 }
             }
         }
+        // One-joint vertices grouped by joint (see `linear.rs`).
+        skin.rigid.sort_by_key(|r| (r.j, r.v));
         // Two-joint vertices grouped by joint pair (the lower joint first): each run blends
         // from one pair of matrices held in registers (see `linear.rs`).
         for p in &mut pairs {
