@@ -1,5 +1,5 @@
 //! The meshes of an animated model, deformed per frame: morph weights and world matrices of a
-//! [`Posed`] frame in, skinned vertices out (through [`sinew_skin::Deformed`], buffers sized once).
+//! frame in, skinned vertices out (through [`sinew_skin::Deformed`], buffers sized once).
 
 use std::sync::Arc;
 
@@ -7,7 +7,7 @@ use glam::Affine3A;
 use sinew_skin::{Deformed, Mesh, SkinMode};
 
 use crate::error::CliError;
-use crate::source::{Animator, Posed};
+use crate::source::Animator;
 
 /// One mesh and how it follows the skeleton.
 #[derive(Clone)]
@@ -94,8 +94,27 @@ impl Meshes {
         }))
     }
 
-    /// Deforms every mesh for `frame`.
-    pub fn update(&mut self, frame: &Posed) -> Result<(), CliError> {
+    /// One mesh skinned to a whole skeleton (joint `i` = bone `i`, `inverse_bind` per bone).
+    pub fn single(mesh: Arc<Mesh>, inverse_bind: Vec<Affine3A>, mirror_z: bool) -> Self {
+        let n = inverse_bind.len();
+        Self {
+            parts: vec![Part {
+                joints: (0..n).collect(),
+                inverse_bind,
+                matrices: vec![Affine3A::IDENTITY; n],
+                morph_offset: 0,
+                deformed: Deformed::new(&mesh),
+                mesh,
+            }],
+            mode: SkinMode::Linear,
+            mirror_z,
+            folder: std::path::PathBuf::from("."),
+        }
+    }
+
+    /// Deforms every mesh for world matrices `world` (the model's bone order) and morph
+    /// weights `morphs` (see [`Posed::morphs`]).
+    pub fn update(&mut self, world: &[Affine3A], morphs: &[f32]) -> Result<(), CliError> {
         for part in &mut self.parts {
             for ((m, &j), ib) in part
                 .matrices
@@ -103,12 +122,12 @@ impl Meshes {
                 .zip(&part.joints)
                 .zip(&part.inverse_bind)
             {
-                let world = frame.world.get(j).ok_or_else(|| {
+                let world = world.get(j).ok_or_else(|| {
                     CliError::Internal(format!("skin joint {j} is not an evaluated bone"))
                 })?;
                 *m = *world * *ib;
             }
-            let morphs = frame.morphs.get(part.morph_offset..).unwrap_or(&[]);
+            let morphs = morphs.get(part.morph_offset..).unwrap_or(&[]);
             part.deformed
                 .update(&part.mesh, &part.matrices, morphs, self.mode)
                 .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;

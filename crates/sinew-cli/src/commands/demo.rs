@@ -11,9 +11,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::CliError;
 use crate::limits::Output;
-use crate::render::{self, Bounds, Cell, Layout, View};
+use crate::render::{self, Bounds, Cell, Layout, MeshPainter, MeshStyle, Style, View};
+use crate::scene::body::humanoid_body;
 use crate::scene::humanoid::{ground, Hands, HumanoidScene};
 use crate::scene::DrawFrame;
+use crate::skinning::Meshes;
 
 /// Arguments of `sinew demo`.
 #[derive(Args, Debug)]
@@ -58,9 +60,23 @@ fn check(ok: bool, flag: &str, message: String) -> Result<(), CliError> {
 const TARGET: [u8; 4] = [30, 160, 60, 255];
 const SEGMENT: [u8; 4] = [230, 140, 30, 255];
 const BODY: [u8; 4] = [60, 110, 220, 255];
+/// Hair, skirt and cape strands (bones without a mesh).
+const STRAND: [u8; 4] = [120, 70, 40, 255];
 
-/// Draws one frame into a cell.
-fn draw(cell: &mut Cell<'_>, frame: &DrawFrame, parents: &[u16], bounds: &Bounds) {
+/// Draws one frame into a cell: the skinned body (when a painter is given), the ground, the
+/// physics strands (their bones and bodies: they have no mesh), the rifle and the IK targets.
+fn draw(
+    painter: Option<&mut MeshPainter>,
+    cell: &mut Cell<'_>,
+    frame: &DrawFrame,
+    parents: &[u16],
+    strand: &[bool],
+    bounds: &Bounds,
+) -> Result<(), CliError> {
+    if let Some(p) = painter {
+        // The frame's address keys the painter's per-frame cache (views share one skinning).
+        p.paint(cell, std::ptr::from_ref(frame) as usize, &frame.world, &[])?;
+    }
     // Ground profile under the feet, along the view's horizontal axis.
     let n = 48;
     let pts: Vec<Vec3> = (0..=n)
@@ -83,13 +99,25 @@ fn draw(cell: &mut Cell<'_>, frame: &DrawFrame, parents: &[u16], bounds: &Bounds
     for &(c, r) in &frame.bodies {
         cell.circle(c, r, BODY);
     }
-    cell.skeleton(parents, &frame.world);
+    let no_parent = sinew::skeleton::NO_PARENT;
+    for (i, w) in frame.world.iter().enumerate() {
+        let p = parents[i];
+        if strand[i] && p != no_parent {
+            cell.line(
+                frame.world[p as usize].translation.into(),
+                w.translation.into(),
+                STRAND,
+                2.0,
+            );
+        }
+    }
     for &(a, b) in &frame.segments {
-        cell.line(a, b, SEGMENT, 1.0);
+        cell.line(a, b, SEGMENT, 1.5);
     }
     for &t in &frame.targets {
         cell.cross(t, 4.0, TARGET);
     }
+    Ok(())
 }
 
 /// Runs the demo.
@@ -150,8 +178,27 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         }
     }
     bounds.include(Vec3::new(bounds.min.x, -0.1, bounds.min.z));
-    let bounds = bounds.padded(0.04);
+    // The body around the bones: at most 0.13 m out from them.
+    let bounds = Bounds {
+        min: bounds.min - Vec3::splat(0.13),
+        max: bounds.max + Vec3::splat(0.13),
+    }
+    .padded(0.02);
     let parents = scene.parents().to_vec();
+    let skeleton = std::sync::Arc::clone(scene.skeleton());
+    let strand: Vec<bool> = skeleton
+        .names()
+        .iter()
+        .map(|name| name.starts_with("ponytail") || name.starts_with("extra"))
+        .collect();
+    let body = humanoid_body(&skeleton)?;
+    let meshes = Meshes::single(body, skeleton.inverse_bind().to_vec(), false);
+    let style = MeshStyle {
+        outlines: true,
+        background: Style::default().background,
+    };
+    let textures = std::sync::Arc::new(vec![Vec::new()]);
+    let init = || MeshPainter::new(meshes.clone(), std::sync::Arc::clone(&textures), style);
 
     // Animated GIF: front and side side by side.
     bar.set_message("gif");
@@ -163,11 +210,8 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             &bounds,
             &Layout::front_side(args.cell),
             args.fps as f32,
-            || (),
-            |(), cell, f| {
-                draw(cell, f, &parents, &bounds);
-                Ok(())
-            },
+            init,
+            |p, cell, f| draw(Some(p), cell, f, &parents, &strand, &bounds),
             || bar.inc(1),
         )?;
     }
@@ -181,11 +225,8 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         &picks,
         &bounds,
         &Layout::front_side(args.cell),
-        || (),
-        |(), cell, f| {
-            draw(cell, f, &parents, &bounds);
-            Ok(())
-        },
+        init,
+        |p, cell, f| draw(Some(p), cell, f, &parents, &strand, &bounds),
     )?;
 
     println!(

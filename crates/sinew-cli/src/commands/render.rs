@@ -321,7 +321,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             }
             let mut p = MeshPainter::new(m.clone(), Arc::clone(&textures), style);
             for (k, f) in &frames {
-                if let Some((lo, hi)) = p.bounds(*k, f)? {
+                if let Some((lo, hi)) = p.bounds(*k, &f.world, &f.morphs)? {
                     bounds.include(lo);
                     bounds.include(hi);
                 }
@@ -344,7 +344,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     };
     let draw_frame = |p: &mut Option<MeshPainter>, cell: &mut Cell<'_>, f: &(usize, Posed)| {
         if let Some(p) = p.as_mut() {
-            p.paint(cell, f.0, &f.1)?;
+            p.paint(cell, f.0, &f.1.world, &f.1.morphs)?;
         }
         draw(cell, &f.1, &parents, overlay);
         Ok(())

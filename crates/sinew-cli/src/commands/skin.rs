@@ -107,7 +107,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     let mut frames = Vec::with_capacity(args.frames.len());
     for &f in &args.frames {
         let posed = anim.frame(f)?;
-        meshes.update(&posed)?;
+        meshes.update(&posed.world, &posed.morphs)?;
         let morphs: serde_json::Map<String, Value> = model
             .morph_names()
             .iter()

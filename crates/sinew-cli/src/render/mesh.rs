@@ -5,14 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use glam::{Vec2, Vec3};
+use glam::{Affine3A, Vec2, Vec3};
 use sinew_raster::{Camera, DrawMaterial, Frame, Light, MeshView, Texture, Winding};
 use sinew_skin::TextureSource;
 
 use super::Cell;
 use crate::error::CliError;
 use crate::skinning::Meshes;
-use crate::source::Posed;
 
 /// Largest texture file read (bytes).
 const MAX_TEXTURE_FILE: u64 = 64 << 20;
@@ -127,11 +126,16 @@ impl MeshPainter {
 
     /// Deforms the meshes for frame `index` (once per frame, however many views draw it) and
     /// copies them into display space (z mirrored for MMD models).
-    pub fn deform(&mut self, index: usize, posed: &Posed) -> Result<(), CliError> {
+    pub fn deform(
+        &mut self,
+        index: usize,
+        world: &[Affine3A],
+        morphs: &[f32],
+    ) -> Result<(), CliError> {
         if self.last == Some(index) {
             return Ok(());
         }
-        self.meshes.update(posed)?;
+        self.meshes.update(world, morphs)?;
         let mirror = if self.meshes.mirror_z {
             Vec3::new(1.0, 1.0, -1.0)
         } else {
@@ -154,9 +158,10 @@ impl MeshPainter {
     pub fn bounds(
         &mut self,
         index: usize,
-        posed: &Posed,
+        world: &[Affine3A],
+        morphs: &[f32],
     ) -> Result<Option<(Vec3, Vec3)>, CliError> {
-        self.deform(index, posed)?;
+        self.deform(index, world, morphs)?;
         let mut b: Option<(Vec3, Vec3)> = None;
         for part in &self.meshes.parts {
             if let Some((lo, hi)) = sinew_skin::bounds(part.deformed.positions()) {
@@ -171,9 +176,10 @@ impl MeshPainter {
         &mut self,
         cell: &mut Cell<'_>,
         index: usize,
-        posed: &Posed,
+        world: &[Affine3A],
+        morphs: &[f32],
     ) -> Result<(), CliError> {
-        self.deform(index, posed)?;
+        self.deform(index, world, morphs)?;
         let (w, h) = cell.size();
         let frame = match &mut self.frame {
             Some(f) if f.width() == w && f.height() == h => f,

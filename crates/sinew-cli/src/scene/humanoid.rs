@@ -107,6 +107,12 @@ impl HumanoidScene {
         self.radii.len()
     }
 
+    /// The skeleton (the body mesh binds to it).
+    #[must_use]
+    pub fn skeleton(&self) -> &std::sync::Arc<sinew::Skeleton> {
+        self.model.skeleton()
+    }
+
     /// Parent indices for drawing.
     #[must_use]
     pub fn parents(&self) -> &[u16] {

@@ -1,6 +1,7 @@
 //! Scenes the CLI animates: each turns time into drawable frames (world matrices, targets,
 //! residuals, extra segments and bodies), so the picture writers stay generic.
 
+pub mod body;
 pub mod humanoid;
 
 use glam::{Affine3A, Vec3};
