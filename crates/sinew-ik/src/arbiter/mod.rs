@@ -1,9 +1,11 @@
 //! The constraint arbiter: many goals on the same chains, decided together.
 //!
 //! Runs in the IK stage of the sinew frame (after local-to-model, before write-back, physics
-//! and rendering): the runtime gathers every goal of the frame, hands the chains they move to
-//! an [`Arbiter`] as chain views, right-multiplies the returned corrections into the local
-//! pose and refreshes each chain's subtree.
+//! and rendering): the runtime — `sinew::SkeletonInstance` (`add_goal`, `add_frame_goal`,
+//! `set_arbiter`, `goal_residual`) — gathers every goal of the frame after the chains' own IK,
+//! hands each chain that has goals to an [`Arbiter`] as a chain view with its links' limits,
+//! right-multiplies the returned corrections into the local pose and refreshes the chain's
+//! subtree; the residuals stay readable per goal.
 //!
 //! * A [`Goal`] is a position, orientation or aim ([`GoalTarget`]), [`GoalMode::Absolute`]
 //!   or [`GoalMode::Additive`], with a weight in `[0, 1]` and a finite priority, on one chain

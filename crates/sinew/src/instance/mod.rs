@@ -1,7 +1,7 @@
 //! Per-instance runtime: one character over a shared [`Model`](crate::Model).
 //!
-//! * [`SkeletonInstance`]: input pose, output state, IK toggles and targets, `update_transform`
-//!   and solve results.
+//! * [`SkeletonInstance`]: input pose, output state, IK toggles and targets, goals on chains
+//!   decided by a constraint arbiter ([`ChainGoal`]), `update_transform` and solve results.
 //! * [`IkDriver`] + [`PoseAccess`]: the solver driver, usable by hosts with their own pose
 //!   storage.
 //! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with
@@ -10,12 +10,14 @@
 
 mod constraints;
 mod driver;
+mod goals;
 mod pose_access;
 mod skeleton_instance;
 mod tick;
 
 pub use constraints::{apply_pose_constraints, scale_rotation, twist_about};
 pub use driver::IkDriver;
+pub use goals::{ChainGoal, GoalId};
 pub use pose_access::PoseAccess;
 pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance};
 pub use tick::{

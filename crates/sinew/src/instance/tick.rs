@@ -213,6 +213,7 @@ impl TickLoop {
     pub fn tick(&mut self, instance: &mut SkeletonInstance, time: f32, dt: f32) -> TickReport {
         let mut report = TickReport::default();
         instance.clear_frame_ik_targets();
+        instance.clear_frame_goals();
         for slot in SLOTS {
             self.run(slot, true, instance, time, dt, &mut report);
             match slot {
