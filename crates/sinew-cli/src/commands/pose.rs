@@ -49,6 +49,11 @@ pub struct PoseArgs {
     /// order from frame 0 at 30 fps up to the largest requested one.
     #[arg(long)]
     pub physics: bool,
+    /// Which runtime evaluates an MMD model: `mmd` (`MmdInstance`, MMD's own evaluation
+    /// order) or `generic` (`SkeletonInstance` over the definitions the MMD reader mounts:
+    /// fk none, grant the append/fixed-axis pose constraints, ik the CCD chains, full both).
+    #[arg(long, default_value = "mmd")]
+    pub runtime: String,
     /// The animation to sample (glTF models; default 0).
     #[arg(long)]
     pub clip: Option<usize>,
@@ -149,6 +154,22 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             "needs --motion (physics is simulated along the motion from frame 0)",
         ));
     }
+    let generic = match args.runtime.as_str() {
+        "mmd" => false,
+        "generic" => true,
+        other => {
+            return Err(bad_input(
+                &PathBuf::from("--runtime"),
+                format!("unknown runtime \"{other}\" (use mmd or generic)"),
+            ))
+        }
+    };
+    if generic && args.physics {
+        return Err(bad_input(
+            &PathBuf::from("--runtime"),
+            "--physics runs with the mmd runtime only",
+        ));
+    }
     for m in &args.modes {
         if EvalOptions::from_mode(m).is_none() {
             return Err(bad_input(
@@ -228,7 +249,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         })
         .collect();
     let head = json!({
-        "tool": format!("sinew {} MmdInstance, physics {}", env!("CARGO_PKG_VERSION"), if args.physics { "on (30 fps from frame 0)" } else { "off" }),
+        "tool": format!("sinew {} {}, physics {}", env!("CARGO_PKG_VERSION"), if generic { "SkeletonInstance (generic definitions)" } else { "MmdInstance" }, if args.physics { "on (30 fps from frame 0)" } else { "off" }),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
@@ -294,6 +315,15 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             for (k, frame) in args.frames.iter().enumerate() {
                 write_frame(&mut out, k == 0, *frame, &kept[frame])?;
             }
+        } else if generic {
+            let mut g = GenericRuntime::new(&model, mode).map_err(|e| bad_input(&args.model, e))?;
+            for (k, &frame) in args.frames.iter().enumerate() {
+                if let Some(player) = player.as_mut() {
+                    player.apply(frame as f32, &mut inst);
+                }
+                g.evaluate(&inst);
+                write_frame(&mut out, k == 0, frame, &g.world)?;
+            }
         } else {
             for (k, &frame) in args.frames.iter().enumerate() {
                 if let Some(player) = player.as_mut() {
@@ -317,6 +347,63 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         args.frames.len()
     );
     Ok(())
+}
+
+/// An MMD model evaluated by the generic [`sinew::SkeletonInstance`] over the definitions
+/// the MMD reader mounts, for one mode: the animated input (and IK toggles) come from an
+/// [`MmdInstance`] the motion player or static pose wrote, the world matrices go out in file
+/// order.
+struct GenericRuntime {
+    model: Arc<MmdModel>,
+    instance: sinew::SkeletonInstance,
+    /// World matrices, file order.
+    world: Vec<glam::Affine3A>,
+}
+
+impl GenericRuntime {
+    fn new(model: &Arc<MmdModel>, mode: &str) -> Result<Self, String> {
+        use sinew_mmd::dynamics_reader::{read_bone_constraints, read_ik, ReadReport};
+        let skeleton = Arc::clone(model.skeleton());
+        let mut generic = sinew::Model::new(Arc::clone(&skeleton));
+        let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
+        let mut report = ReadReport::default();
+        let options = sinew_mmd::MmdReaderOptions::default();
+        if matches!(mode, "ik" | "full") {
+            read_ik(model, &mut builder, &options, &mut report).map_err(|e| e.to_string())?;
+        }
+        if matches!(mode, "grant" | "full") {
+            read_bone_constraints(model, &mut builder, &mut report).map_err(|e| e.to_string())?;
+        }
+        builder.attach(&mut generic).map_err(|e| e.to_string())?;
+        Ok(Self {
+            instance: sinew::SkeletonInstance::new(&generic),
+            world: vec![glam::Affine3A::IDENTITY; model.bones().len()],
+            model: Arc::clone(model),
+        })
+    }
+
+    fn evaluate(&mut self, animated: &MmdInstance) {
+        let skeleton = Arc::clone(self.model.skeleton());
+        for (i, b) in self.model.bones().iter().enumerate() {
+            if let Some(id) = skeleton.from_source_index(i) {
+                self.instance.input_mut()[id.index()] = sinew::Transform {
+                    translation: b.rest_offset + animated.translations()[i],
+                    rotation: animated.rotations()[i],
+                    scale: glam::Vec3::ONE,
+                };
+                if b.ik.is_some() {
+                    self.instance
+                        .set_ik_enabled(skeleton.name(id), animated.is_ik_enabled(i));
+                }
+            }
+        }
+        self.instance.update_transform();
+        for (i, w) in self.world.iter_mut().enumerate() {
+            if let Some(id) = skeleton.from_source_index(i) {
+                *w = self.instance.world()[id.index()];
+            }
+        }
+    }
 }
 
 /// `sinew pose` for glTF models: the schema of `gltf_oracle.mjs`.
