@@ -387,10 +387,11 @@ impl Animator {
             JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?
         };
         let physics = if spec.physics {
-            if model.model().dynamics().physics().bodies().is_empty() {
+            let table = model.model().dynamics().physics();
+            if table.bodies().is_empty() || table.profile_required() {
                 return Err(bad_input(
                     &spec.model,
-                    "--physics: the model has no physics table (glTF files carry none)",
+                    "--physics: glTF files carry no physics table; the mounted one holds candidates only (enable some with a sinew_gltf::Profile in code)",
                 ));
             }
             Some(Box::new(MmdPhysics::from_model(

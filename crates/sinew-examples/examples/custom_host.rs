@@ -33,10 +33,10 @@ impl EngineRig {
 
     /// The engine's own hierarchy pass from `from` to the end of its subtree.
     fn update_world(&mut self, from: usize) {
-        let end = self.skeleton.subtree_end(BoneId(from as u16));
+        let end = self.skeleton.subtree_end(BoneId::new(from as u16));
         for i in from..end {
             let local = Mat4::from(self.local(i));
-            self.world[i] = match self.skeleton.parent(BoneId(i as u16)) {
+            self.world[i] = match self.skeleton.parent(BoneId::new(i as u16)) {
                 Some(p) => self.world[p.index()] * local,
                 None => local,
             };

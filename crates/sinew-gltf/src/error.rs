@@ -158,11 +158,19 @@ pub enum GltfWarning {
         /// The node.
         node: usize,
     },
+    /// The candidate physics table could not be built at load; the model has none mounted.
+    NoCandidateTable {
+        /// Why.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for GltfWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Self::NoCandidateTable { reason } => {
+                write!(f, "no candidate physics table mounted: {reason}")
+            }
             Self::InverseBindMismatch {
                 skin,
                 node,

@@ -398,6 +398,23 @@ impl GltfModel {
                 }
             }
         }
+        // The reader's configure step, as at MMD model construction: the candidate physics
+        // table (every bone long enough for a capsule, kinematic, profile required) is mounted.
+        let skeleton = std::sync::Arc::clone(model.model.skeleton());
+        match crate::GltfSkeletonDynamicsReader::candidate_table(&model) {
+            Ok(table) => {
+                let mut builder = SkeletonDynamicsBuilder::empty(&skeleton);
+                builder.physics(table);
+                if let Err(e) = builder.attach(&mut model.model) {
+                    warnings.push(GltfWarning::NoCandidateTable {
+                        reason: e.to_string(),
+                    });
+                }
+            }
+            Err(e) => warnings.push(GltfWarning::NoCandidateTable {
+                reason: e.to_string(),
+            }),
+        }
         model.warnings = warnings;
         Ok(model)
     }

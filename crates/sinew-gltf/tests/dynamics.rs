@@ -91,3 +91,25 @@ fn every_asset_reads_candidates() {
         println!("{}: {n} candidates", path.display());
     }
 }
+
+/// The reader's configure step runs at load: the candidate table is mounted like MMD's
+/// definitions, kinematic and profile-required, one body per candidate.
+#[test]
+fn loading_mounts_the_candidate_table() {
+    for path in common::gltf_files() {
+        let Ok(model) = GltfModel::load(&path) else {
+            continue;
+        };
+        let candidates = GltfSkeletonDynamicsReader::candidates(&model);
+        let table = model.model().dynamics().physics();
+        assert_eq!(table.bodies().len(), candidates.len(), "{}", path.display());
+        if !candidates.is_empty() {
+            assert!(table.profile_required(), "{}", path.display());
+        }
+    }
+    let model = GltfModel::from_slice(&common::procedural().glb()).unwrap();
+    assert_eq!(
+        model.model().dynamics().physics().bodies().len(),
+        GltfSkeletonDynamicsReader::candidates(&model).len()
+    );
+}

@@ -38,7 +38,7 @@ fn rig() -> Model {
         sb.push(format!("k{k}"), "root", Transform::from_translation(p));
         bodies.push(RigidBodyDesc {
             name: format!("k{k}"),
-            bone: Some(BoneId(next)),
+            bone: Some(BoneId::new(next)),
             shape: Shape::Sphere,
             size: Vec3::splat(0.05),
             position: p,
@@ -70,7 +70,7 @@ fn rig() -> Model {
             );
             bodies.push(RigidBodyDesc {
                 name: name.clone(),
-                bone: Some(BoneId(next)),
+                bone: Some(BoneId::new(next)),
                 shape: Shape::Capsule,
                 size: Vec3::new(0.015, 0.06, 0.0),
                 position: top + Vec3::new(0.0, -0.05, 0.0),

@@ -26,7 +26,7 @@ fn body(
 ) -> RigidBodyDesc {
     RigidBodyDesc {
         name: format!("body{bone:?}"),
-        bone: bone.map(BoneId),
+        bone: bone.map(BoneId::new),
         shape,
         size,
         position,
@@ -457,7 +457,7 @@ fn bind_pose_follower_tracks_physics_ancestor() {
         Vec3::new(0.0, 1.0, 0.0),
         BodyMode::Dynamic,
     );
-    let m = model(&skel, vec![a], vec![], true, vec![BoneId(2)]);
+    let m = model(&skel, vec![a], vec![], true, vec![BoneId::new(2)]);
     let mut inst = SkeletonInstance::new(&m);
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     r.set_gravity(Vec3::ZERO);

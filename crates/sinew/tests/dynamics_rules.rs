@@ -208,7 +208,7 @@ fn chains_by_name_and_by_bone() {
 #[test]
 fn ownership_rule_bones_must_belong_to_the_skeleton() {
     let s = skeleton();
-    let stranger = BoneId(200);
+    let stranger = BoneId::new(200);
     let mut b = SkeletonDynamicsBuilder::new(&s);
     b.ik(IkChain::new("c", stranger, id(&s, "a2"), vec![IkLink::new(id(&s, "a1"))]).unwrap());
     assert!(matches!(
@@ -239,6 +239,45 @@ fn ownership_rule_bones_must_belong_to_the_skeleton() {
         b.build(),
         Err(DynamicsError::BoneOutOfRange { .. })
     ));
+}
+
+/// An id from another skeleton — even an identical one, even with an index in range — is
+/// refused; ids made from bare indices and ids of clones of the same skeleton are accepted.
+#[test]
+fn ownership_rule_bone_ids_of_another_skeleton_are_refused() {
+    let s = skeleton();
+    let other = skeleton();
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new(
+        "c",
+        id(&other, "a3"),
+        id(&s, "a3"),
+        vec![IkLink::new(id(&s, "a2"))],
+    )
+    .unwrap());
+    assert!(
+        matches!(b.build(), Err(DynamicsError::ForeignBone { index, .. }) if index == id(&s, "a3").index()),
+        "an in-range id of another skeleton"
+    );
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    let inh = TransformInheritance::new(id(&other, "b1"), 1.0, true, true).unwrap();
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), Some(inh), None).unwrap());
+    assert!(matches!(b.build(), Err(DynamicsError::ForeignBone { .. })));
+    // The same bone through a bare index, or through a clone of the same skeleton: accepted.
+    let same = Arc::new((*s).clone());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new(
+        "c",
+        BoneId::new(id(&other, "a3").index() as u16),
+        id(&same, "a3"),
+        vec![IkLink::new(id(&s, "a2"))],
+    )
+    .unwrap());
+    assert!(b.build().is_ok());
+    // Ids still compare by index.
+    assert_eq!(id(&s, "a1"), id(&other, "a1"));
+    assert!(id(&other, "a1").is_foreign_to(&s) && !id(&s, "a1").is_foreign_to(&s));
+    assert!(id(&s, "a1").fits(&s) && !id(&other, "a1").fits(&s) && BoneId::new(1).fits(&s));
 }
 
 #[test]
@@ -576,7 +615,7 @@ fn a_diamond_replaces_a_same_named_closure() {
 #[test]
 fn ownership_of_effectors_links_and_constraint_targets() {
     let s = skeleton();
-    let stranger = BoneId(200);
+    let stranger = BoneId::new(200);
     let out_of_range = |b: &SkeletonDynamicsBuilder| {
         matches!(
             b.build(),
@@ -644,4 +683,77 @@ fn new_builders_start_from_the_mounted_definitions() {
     let mut b = SkeletonDynamicsBuilder::new(model.skeleton());
     b.ik(chain(&s, "q", &["a1"], "a2")).clear();
     assert!(b.attach(&mut model).unwrap().is_empty());
+}
+
+/// `SkeletonBuilder::dynamics`: the callback runs after the skeleton is built, its definitions
+/// are validated and mounted by `build_model`; a second call replaces it; `clear_dynamics`
+/// removes it; a foreign bone id in it is refused.
+#[test]
+fn skeleton_builder_dynamics_callback() {
+    use sinew::skeleton::BuildModelError;
+    let bones = || {
+        SkeletonBuilder::new()
+            .bone("root", Parent::Root, Transform::IDENTITY)
+            .bone("a1", "root", Transform::from_translation(Vec3::Y))
+            .bone("a2", "a1", Transform::from_translation(Vec3::Y))
+            .bone("a3", "a2", Transform::from_translation(Vec3::Y))
+    };
+    let arm = |s: &Arc<Skeleton>, b: &mut SkeletonDynamicsBuilder, name: &str| {
+        let f = |n: &str| s.find(n).unwrap();
+        b.ik(IkChain::new(
+            name,
+            f("a3"),
+            f("a3"),
+            vec![IkLink::new(f("a1")), IkLink::new(f("a2"))],
+        )
+        .unwrap());
+    };
+    let model = bones()
+        .dynamics(move |s, b| arm(s, b, "first"))
+        .build_model()
+        .unwrap();
+    assert_eq!(model.dynamics().ik_chains().len(), 1);
+    assert!(model.dynamics().chain("first").is_some());
+    // Replaced, not added.
+    let model = bones()
+        .dynamics(move |s, b| arm(s, b, "first"))
+        .dynamics(move |s, b| arm(s, b, "second"))
+        .build_model()
+        .unwrap();
+    assert!(
+        model.dynamics().chain("first").is_none() && model.dynamics().chain("second").is_some()
+    );
+    // Removed.
+    let model = bones()
+        .dynamics(move |s, b| arm(s, b, "first"))
+        .clear_dynamics()
+        .build_model()
+        .unwrap();
+    assert!(model.dynamics().ik_chains().is_empty());
+    assert!(bones()
+        .dynamics(move |s, b| arm(s, b, "x"))
+        .clear()
+        .bone("r", Parent::Root, Transform::IDENTITY)
+        .build_model()
+        .unwrap()
+        .dynamics()
+        .ik_chains()
+        .is_empty());
+    // A bone of another skeleton inside the callback.
+    let other = skeleton();
+    let stranger = id(&other, "a3");
+    let err = bones()
+        .dynamics(move |s, b| {
+            let f = |n: &str| s.find(n).unwrap();
+            b.ik(IkChain::new("c", stranger, f("a3"), vec![IkLink::new(f("a2"))]).unwrap());
+        })
+        .build_model()
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BuildModelError::Dynamics(DynamicsError::ForeignBone { .. })
+        ),
+        "{err}"
+    );
 }

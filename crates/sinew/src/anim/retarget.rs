@@ -124,7 +124,7 @@ impl RetargetMap {
             let (s, t) = (s.as_ref(), t.as_ref());
             match (source.find(s), target.find(t)) {
                 (Some(sb), Some(tb)) if map.source_of[tb.index()] == UNMAPPED => {
-                    map.source_of[tb.index()] = sb.0;
+                    map.source_of[tb.index()] = sb.raw();
                 }
                 _ => map.unmatched.push(format!("{s} -> {t}")),
             }
@@ -139,7 +139,7 @@ impl RetargetMap {
         let mut map = Self::empty(source, target);
         for b in target.bones() {
             match source.find(target.name(b)) {
-                Some(sb) => map.source_of[b.index()] = sb.0,
+                Some(sb) => map.source_of[b.index()] = sb.raw(),
                 None => map.unmatched.push(target.name(b).to_owned()),
             }
         }
@@ -194,7 +194,7 @@ impl RetargetMap {
         self.source_of
             .get(target_bone.index())
             .filter(|&&s| s != UNMAPPED)
-            .map(|&s| BoneId(s))
+            .map(|&s| BoneId::new(s))
     }
 
     /// Pairs or names that could not be mapped.

@@ -198,7 +198,12 @@ impl SkeletonDynamicsBuilder {
         let s = &*self.skeleton;
         let len = s.len();
         let own = |what: String, b: BoneId| -> Result<(), DynamicsError> {
-            if b.index() < len {
+            if b.is_foreign_to(s) {
+                Err(DynamicsError::ForeignBone {
+                    what,
+                    index: b.index(),
+                })
+            } else if b.index() < len {
                 Ok(())
             } else {
                 Err(DynamicsError::BoneOutOfRange {

@@ -44,6 +44,15 @@ pub enum DynamicsError {
         /// Bones in the skeleton.
         len: usize,
     },
+    /// A bone id handed out by another skeleton (its index may well fit this one: it is still
+    /// another skeleton's bone).
+    #[error("{what} refers to bone #{index} of another skeleton")]
+    ForeignBone {
+        /// Which reference.
+        what: String,
+        /// The id's index.
+        index: usize,
+    },
     /// An IK chain has no links.
     #[error("IK chain \"{chain}\" has no links")]
     EmptyChain {

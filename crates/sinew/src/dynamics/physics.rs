@@ -525,10 +525,10 @@ mod tests {
             true,
             false,
             2.0,
-            vec![BoneId(3), BoneId(1), BoneId(3)],
+            vec![BoneId::new(3), BoneId::new(1), BoneId::new(3)],
         )
         .unwrap();
-        assert_eq!(p.bind_pose_followers(), &[BoneId(1), BoneId(3)]);
+        assert_eq!(p.bind_pose_followers(), &[BoneId::new(1), BoneId::new(3)]);
     }
 
     #[test]

@@ -3,6 +3,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::dynamics::{DynamicsError, SkeletonDynamicsBuilder};
+use crate::Model;
+
 use glam::Affine3A;
 
 use super::{BoneId, Skeleton, SkeletonError};
@@ -77,11 +80,36 @@ pub struct RawBone {
 ///     .unwrap();
 /// assert_eq!(skeleton.name(skeleton.find("root").unwrap()), "root");
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct SkeletonBuilder {
     bones: Vec<RawBone>,
     inverse_binds: Vec<(String, Affine3A)>,
+    configure: Option<Configure>,
+}
+
+/// The dynamics callback of [`SkeletonBuilder::dynamics`].
+type Configure = Arc<dyn Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) + Send + Sync>;
+
+impl std::fmt::Debug for SkeletonBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkeletonBuilder")
+            .field("bones", &self.bones)
+            .field("inverse_binds", &self.inverse_binds)
+            .field("dynamics", &self.configure.is_some())
+            .finish()
+    }
+}
+
+/// Why [`SkeletonBuilder::build_model`] failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildModelError {
+    /// The skeleton was refused.
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+    /// The dynamics the callback configured were refused.
+    #[error(transparent)]
+    Dynamics(#[from] DynamicsError),
 }
 
 impl SkeletonBuilder {
@@ -95,7 +123,49 @@ impl SkeletonBuilder {
         Self {
             bones,
             inverse_binds: Vec::new(),
+            configure: None,
         }
+    }
+
+    /// Sets the callback that configures the skeleton's dynamics. [`Self::build_model`] runs it
+    /// once the skeleton is built (the bones' ids exist then; find them through the skeleton
+    /// it is given), then validates and mounts the result on the model. A second call replaces
+    /// the callback; [`Self::clear_dynamics`] and [`Self::clear`] remove it.
+    pub fn dynamics(
+        mut self,
+        configure: impl Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) + Send + Sync + 'static,
+    ) -> Self {
+        self.configure = Some(Arc::new(configure));
+        self
+    }
+
+    /// Removes the dynamics callback.
+    pub fn clear_dynamics(mut self) -> Self {
+        self.configure = None;
+        self
+    }
+
+    /// Removes everything: bones, inverse bind overrides and the dynamics callback.
+    pub fn clear(self) -> Self {
+        Self::default()
+    }
+
+    /// Builds the skeleton ([`Self::build`]) and a [`Model`] over it, with the dynamics the
+    /// callback of [`Self::dynamics`] configures validated and mounted (none without one).
+    ///
+    /// # Errors
+    /// [`BuildModelError::Skeleton`] as [`Self::build`]; [`BuildModelError::Dynamics`] when the
+    /// configured definitions break a rule (bones of another skeleton included).
+    pub fn build_model(self) -> Result<Model, BuildModelError> {
+        let configure = self.configure.clone();
+        let skeleton = self.build()?;
+        let mut model = Model::new(Arc::clone(&skeleton));
+        if let Some(configure) = configure {
+            let mut b = SkeletonDynamicsBuilder::empty(&skeleton);
+            configure(&skeleton, &mut b);
+            b.attach(&mut model)?;
+        }
+        Ok(model)
     }
 
     /// Adds a bone. Its source index is the number of bones added before it.

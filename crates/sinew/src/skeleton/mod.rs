@@ -22,6 +22,6 @@ mod skeleton;
 
 pub use bind::{bind, BindMismatch, BindReport, BindTolerance, Bound};
 pub use bone_id::BoneId;
-pub use builder::{Parent, RawBone, SkeletonBuilder};
+pub use builder::{BuildModelError, Parent, RawBone, SkeletonBuilder};
 pub use error::SkeletonError;
 pub use skeleton::{Skeleton, NO_PARENT};

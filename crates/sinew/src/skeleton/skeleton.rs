@@ -30,14 +30,18 @@ pub struct Skeleton {
     rest_world: Vec<Affine3A>,
     inverse_bind: Vec<Affine3A>,
     level_order: Vec<u16>,
+    /// Tag carried by the ids this skeleton hands out (see [`BoneId`]).
+    tag: u32,
 }
 
 impl Skeleton {
     pub(crate) fn from_resolved(bones: &[RawBone], r: &Resolved) -> Self {
+        let tag = super::bone_id::next_tag();
+        let tagged = |i: u16| BoneId::tagged(i, tag);
         let n = bones.len();
-        let mut from_source = vec![BoneId(0); n];
+        let mut from_source = vec![tagged(0); n];
         for (new, &src) in r.order.iter().enumerate() {
-            from_source[src] = BoneId(new as u16);
+            from_source[src] = tagged(new as u16);
         }
         let mut names = Vec::with_capacity(n);
         let mut parents = Vec::with_capacity(n);
@@ -49,7 +53,7 @@ impl Skeleton {
                 rotation: bones[src].rest.rotation.normalize(),
                 ..bones[src].rest
             });
-            let p = r.parent_source[src].map_or(NO_PARENT, |p| from_source[p].0);
+            let p = r.parent_source[src].map_or(NO_PARENT, |p| from_source[p].raw());
             depth.push(if p == NO_PARENT {
                 0
             } else {
@@ -79,17 +83,17 @@ impl Skeleton {
         }
         let child_start = counts.clone();
         let mut fill = counts;
-        let mut children = vec![BoneId(0); child_start[n] as usize];
+        let mut children = vec![tagged(0); child_start[n] as usize];
         for (i, &p) in parents.iter().enumerate() {
             if p != NO_PARENT {
-                children[fill[p as usize] as usize] = BoneId(i as u16);
+                children[fill[p as usize] as usize] = tagged(i as u16);
                 fill[p as usize] += 1;
             }
         }
         let by_name = names
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.clone(), BoneId(i as u16)))
+            .map(|(i, name)| (name.clone(), tagged(i as u16)))
             .collect();
         let mut rest_world = Vec::with_capacity(n);
         for i in 0..n {
@@ -118,7 +122,19 @@ impl Skeleton {
             rest_world,
             inverse_bind,
             level_order,
+            tag,
         }
+    }
+
+    /// This skeleton's tag, which the ids it hands out carry.
+    pub(crate) fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// The id of the bone at `index`, tagged as this skeleton's.
+    #[inline]
+    fn id(&self, index: u16) -> BoneId {
+        BoneId::tagged(index, self.tag)
     }
 
     pub(crate) fn set_inverse_bind(&mut self, bone: BoneId, m: Affine3A) {
@@ -141,7 +157,7 @@ impl Skeleton {
 
     /// All bone ids in parent-before-child order.
     pub fn bones(&self) -> impl ExactSizeIterator<Item = BoneId> + '_ {
-        (0..self.len() as u16).map(BoneId)
+        (0..self.len() as u16).map(|i| self.id(i))
     }
 
     /// The bone's name.
@@ -170,7 +186,7 @@ impl Skeleton {
     #[must_use]
     pub fn parent(&self, bone: BoneId) -> Option<BoneId> {
         let p = self.parents[bone.index()];
-        (p != NO_PARENT).then_some(BoneId(p))
+        (p != NO_PARENT).then_some(self.id(p))
     }
 
     /// Parent indices in bone order, [`NO_PARENT`] for roots. Every parent index is smaller
