@@ -7,12 +7,14 @@
 //! combination of the pair's quaternions, and a rotation matrix is a quadratic form of its
 //! quaternion, so per run the matrices `F(q0)`, `F(q1)` and their cross term are computed once
 //! and a vertex's rotation is `a²·F(q0) + 2ab·cross + b²·F(q1)` — no `acos`, no
-//! quaternion-to-matrix per vertex; `a` and `b` take two short sine polynomials.
+//! quaternion-to-matrix per vertex; `a` and `b` take two short sine polynomials. Four vertices
+//! of a run go through at once in structure-of-arrays lanes (their SDEF data is kept that way
+//! at load; positions and normals are transposed in and out), the run's remainder one by one.
 
-use glam::{Affine3A, Mat3A, Quat, Vec3A, Vec4};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
 
 use crate::fma::{MulAdd, Plain};
-use crate::skin::{Out, Sdef, SdefRun};
+use crate::skin::{Out, Sdef, SdefLanes, SdefRun};
 
 /// `sin(x)` for `x` in `[0, π/2]` (odd Taylor series to x¹¹; truncation error below 1e-8 there).
 #[inline(always)]
@@ -142,6 +144,7 @@ impl PairSlerp {
 pub(crate) fn run<const N: bool>(
     runs: &[SdefRun],
     verts: &[Sdef],
+    lanes: &SdefLanes,
     m: &[Affine3A],
     rotations: &[Quat],
     out: &mut Out<'_>,
@@ -149,37 +152,71 @@ pub(crate) fn run<const N: bool>(
     #[cfg(target_arch = "x86_64")]
     if crate::fma::has_fma() {
         // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { fused::run::<N>(runs, verts, m, rotations, out) };
+        unsafe { fused::run::<N>(runs, verts, lanes, m, rotations, out) };
         return;
     }
-    body::<N, Plain>(runs, verts, m, rotations, out);
+    body::<N, Plain>(runs, verts, lanes, m, rotations, out);
 }
 
 #[cfg(target_arch = "x86_64")]
 mod fused {
     use glam::{Affine3A, Quat};
 
-    use super::{body, Out, Sdef, SdefRun};
+    use super::{body, Out, Sdef, SdefLanes, SdefRun};
     use crate::fma::Fused;
 
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn run<const N: bool>(
         runs: &[SdefRun],
         verts: &[Sdef],
+        lanes: &SdefLanes,
         m: &[Affine3A],
         rotations: &[Quat],
         out: &mut Out<'_>,
     ) {
-        body::<N, Fused>(runs, verts, m, rotations, out);
+        body::<N, Fused>(runs, verts, lanes, m, rotations, out);
     }
+}
+
+/// `sin(x)` over four lanes, each in `[0, π/2]` (as [`sin_quarter_turn`]).
+#[inline(always)]
+fn sin4(x: Vec4) -> Vec4 {
+    let s = Vec4::splat;
+    let x2 = x * x;
+    let x4 = x2 * x2;
+    let x8 = x4 * x4;
+    let lo = s(1.0) + x2 * s(-1.0 / 6.0);
+    let mid = s(1.0 / 120.0) + x2 * s(-1.0 / 5040.0);
+    let hi = s(1.0 / 362_880.0) + x2 * s(-1.0 / 39_916_800.0);
+    x * ((lo + x4 * mid) + x8 * hi)
+}
+
+/// One run's constants splatted over four lanes: the slerp's three matrices and the joints'
+/// linear parts, element `[column][row]`.
+struct RunLanes {
+    f0: [[Vec4; 3]; 3],
+    cross: [[Vec4; 3]; 3],
+    f1: [[Vec4; 3]; 3],
+    m0: [[Vec4; 3]; 3],
+    m1: [[Vec4; 3]; 3],
+    t1: [Vec4; 3],
+    dt: [Vec4; 3],
+}
+
+fn splat_mat(m: &Mat3A) -> [[Vec4; 3]; 3] {
+    let cols = [m.x_axis, m.y_axis, m.z_axis];
+    cols.map(|c| [Vec4::splat(c.x), Vec4::splat(c.y), Vec4::splat(c.z)])
 }
 
 /// `p' = R(t)·(p − C) + L0·u0 + L1·u1 + t1 + w0·(t0 − t1)`, with `u0 = w0·(C + R0')/2` and
 /// `u1 = w1·(C + R1')/2` precomputed, `L`/`t` the joints' linear parts and translations.
+/// Four vertices of a run at a time in structure-of-arrays lanes (the per-vertex work has no
+/// long dependency chains there and its constants stay splatted), the run's rest one by one.
 #[inline(always)]
 fn body<const N: bool, F: MulAdd>(
     runs: &[SdefRun],
     verts: &[Sdef],
+    lanes: &SdefLanes,
     m: &[Affine3A],
     rotations: &[Quat],
     out: &mut Out<'_>,
@@ -189,48 +226,144 @@ fn body<const N: bool, F: MulAdd>(
         let slerp = PairSlerp::new(rotations[j0], rotations[j1]);
         let (m0, m1) = (&m[j0], &m[j1]);
         let dt = m0.translation - m1.translation;
-        // Two passes per chunk: the slerp coefficients of every vertex first (independent
-        // work that pipelines), then the vertices; one pass is latency-bound.
-        let mut coef = [Vec3A::ZERO; CHUNK];
-        for chunk in verts[r.start as usize..r.end as usize].chunks(CHUNK) {
-            for (c, s) in coef.iter_mut().zip(chunk) {
-                *c = slerp.squares(1.0 - s.w);
-            }
-            for (s, c) in chunk.iter().zip(&coef) {
-                let rot = slerp.matrix::<F>(*c);
-                let p = Vec3A::from(out.rest_position(s.v)) - s.c;
-                // Three independent chains (the kernel is latency-bound with one).
-                let mut a = F::mul_add(dt, Vec3A::splat(s.w), m1.translation);
-                a = F::mul_add(m0.matrix3.x_axis, Vec3A::splat(s.u0.x), a);
-                a = F::mul_add(m0.matrix3.y_axis, Vec3A::splat(s.u0.y), a);
-                a = F::mul_add(m0.matrix3.z_axis, Vec3A::splat(s.u0.z), a);
-                let mut b = m1.matrix3.x_axis * Vec3A::splat(s.u1.x);
-                b = F::mul_add(m1.matrix3.y_axis, Vec3A::splat(s.u1.y), b);
-                b = F::mul_add(m1.matrix3.z_axis, Vec3A::splat(s.u1.z), b);
-                let mut c = rot.x_axis * Vec3A::splat(p.x);
-                c = F::mul_add(rot.y_axis, Vec3A::splat(p.y), c);
-                c = F::mul_add(rot.z_axis, Vec3A::splat(p.z), c);
-                out.set_position(s.v, a + b + c);
-                if N {
-                    let n = out.rest_normal(s.v);
-                    let q = F::mul_add(
-                        rot.x_axis,
-                        Vec3A::splat(n.x),
-                        F::mul_add(
-                            rot.y_axis,
-                            Vec3A::splat(n.y),
-                            rot.z_axis * Vec3A::splat(n.z),
-                        ),
-                    );
-                    out.set_normal(s.v, q);
-                }
+        let (start, end) = (r.start as usize, r.end as usize);
+        let four = start + (end - start) / 4 * 4;
+        let c = RunLanes {
+            f0: splat_mat(&slerp.f0),
+            cross: splat_mat(&slerp.cross),
+            f1: splat_mat(&slerp.f1),
+            m0: splat_mat(&m0.matrix3),
+            m1: splat_mat(&m1.matrix3),
+            t1: [m1.translation.x, m1.translation.y, m1.translation.z].map(Vec4::splat),
+            dt: [dt.x, dt.y, dt.z].map(Vec4::splat),
+        };
+        let mut k = start;
+        while k < four {
+            lanes4::<N, F>(&slerp, &c, verts, lanes, k, out);
+            k += 4;
+        }
+        for s in &verts[four..end] {
+            let rot = slerp.matrix::<F>(slerp.squares(1.0 - s.w));
+            let p = Vec3A::from(out.rest_position(s.v)) - s.c;
+            // Three independent chains (the kernel is latency-bound with one).
+            let mut a = F::mul_add(dt, Vec3A::splat(s.w), m1.translation);
+            a = F::mul_add(m0.matrix3.x_axis, Vec3A::splat(s.u0.x), a);
+            a = F::mul_add(m0.matrix3.y_axis, Vec3A::splat(s.u0.y), a);
+            a = F::mul_add(m0.matrix3.z_axis, Vec3A::splat(s.u0.z), a);
+            let mut b = m1.matrix3.x_axis * Vec3A::splat(s.u1.x);
+            b = F::mul_add(m1.matrix3.y_axis, Vec3A::splat(s.u1.y), b);
+            b = F::mul_add(m1.matrix3.z_axis, Vec3A::splat(s.u1.z), b);
+            let mut cc = rot.x_axis * Vec3A::splat(p.x);
+            cc = F::mul_add(rot.y_axis, Vec3A::splat(p.y), cc);
+            cc = F::mul_add(rot.z_axis, Vec3A::splat(p.z), cc);
+            out.set_position(s.v, a + b + cc);
+            if N {
+                let n = out.rest_normal(s.v);
+                let q = F::mul_add(
+                    rot.x_axis,
+                    Vec3A::splat(n.x),
+                    F::mul_add(
+                        rot.y_axis,
+                        Vec3A::splat(n.y),
+                        rot.z_axis * Vec3A::splat(n.z),
+                    ),
+                );
+                out.set_normal(s.v, q);
             }
         }
     }
 }
 
-/// Vertices whose slerp coefficients are computed ahead (stack buffer).
-const CHUNK: usize = 32;
+/// Vertices `k..k + 4` of the span (one run) in lanes.
+#[inline(always)]
+fn lanes4<const N: bool, F: MulAdd>(
+    slerp: &PairSlerp,
+    c: &RunLanes,
+    verts: &[Sdef],
+    lanes: &SdefLanes,
+    k: usize,
+    out: &mut Out<'_>,
+) {
+    let load = |v: &[f32]| Vec4::from_slice(&v[k..k + 4]);
+    let w = load(&lanes.w);
+    let t = Vec4::ONE - w;
+    // Slerp coefficients a (of q0) and b (of q1) per lane.
+    let (a, b) = if slerp.near {
+        let (a, b) = (Vec4::ONE - t, t);
+        let len2 = a * a + b * b + a * b * Vec4::splat(2.0 * slerp.dot);
+        let inv = Vec4::ONE / Vec4::new(len2.x.sqrt(), len2.y.sqrt(), len2.z.sqrt(), len2.w.sqrt());
+        (a * inv, b * inv)
+    } else {
+        let theta = Vec4::splat(slerp.theta);
+        let inv = Vec4::splat(slerp.inv_sin);
+        (sin4((Vec4::ONE - t) * theta) * inv, sin4(t * theta) * inv)
+    };
+    let (aa, ab, bb) = (a * a, Vec4::splat(2.0) * a * b, b * b);
+    // The rotation, element [column][row], per lane.
+    let mut rot = [[Vec4::ZERO; 3]; 3];
+    for col in 0..3 {
+        for row in 0..3 {
+            rot[col][row] = F::mul_add4(
+                c.f0[col][row],
+                aa,
+                F::mul_add4(c.cross[col][row], ab, c.f1[col][row] * bb),
+            );
+        }
+    }
+    let ids = [verts[k].v, verts[k + 1].v, verts[k + 2].v, verts[k + 3].v];
+    // Array of structures to lanes and back by 4×4 transposes (SSE shuffles).
+    let gather = |get: &dyn Fn(u32) -> Vec3| {
+        let t = glam::Mat4::from_cols(
+            get(ids[0]).extend(0.0),
+            get(ids[1]).extend(0.0),
+            get(ids[2]).extend(0.0),
+            get(ids[3]).extend(0.0),
+        )
+        .transpose();
+        [t.x_axis, t.y_axis, t.z_axis]
+    };
+    let rest = gather(&|v| out.rest_position(v));
+    let d = [
+        rest[0] - load(&lanes.c[0]),
+        rest[1] - load(&lanes.c[1]),
+        rest[2] - load(&lanes.c[2]),
+    ];
+    let u0 = [load(&lanes.u0[0]), load(&lanes.u0[1]), load(&lanes.u0[2])];
+    let u1 = [load(&lanes.u1[0]), load(&lanes.u1[1]), load(&lanes.u1[2])];
+    let mut p = [Vec4::ZERO; 3];
+    for (row, pr) in p.iter_mut().enumerate() {
+        let mut a = F::mul_add4(c.dt[row], w, c.t1[row]);
+        a = F::mul_add4(c.m0[0][row], u0[0], a);
+        a = F::mul_add4(c.m0[1][row], u0[1], a);
+        a = F::mul_add4(c.m0[2][row], u0[2], a);
+        let mut b = c.m1[0][row] * u1[0];
+        b = F::mul_add4(c.m1[1][row], u1[1], b);
+        b = F::mul_add4(c.m1[2][row], u1[2], b);
+        let mut r = rot[0][row] * d[0];
+        r = F::mul_add4(rot[1][row], d[1], r);
+        r = F::mul_add4(rot[2][row], d[2], r);
+        *pr = a + b + r;
+    }
+    let t = glam::Mat4::from_cols(p[0], p[1], p[2], Vec4::ZERO).transpose();
+    for (col, &v) in [t.x_axis, t.y_axis, t.z_axis, t.w_axis].iter().zip(&ids) {
+        out.set_position(v, Vec3A::from_vec4(*col));
+    }
+    if N {
+        let n = gather(&|v| out.rest_normal(v));
+        let mut q = [Vec4::ZERO; 3];
+        for (row, qr) in q.iter_mut().enumerate() {
+            *qr = F::mul_add4(
+                rot[0][row],
+                n[0],
+                F::mul_add4(rot[1][row], n[1], rot[2][row] * n[2]),
+            );
+        }
+        let t = glam::Mat4::from_cols(q[0], q[1], q[2], Vec4::ZERO).transpose();
+        for (col, &v) in [t.x_axis, t.y_axis, t.z_axis, t.w_axis].iter().zip(&ids) {
+            out.set_normal(v, Vec3A::from_vec4(*col));
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -73,6 +73,16 @@ pub(crate) struct Sdef {
     pub u1: Vec3A,
 }
 
+/// The SDEF span as structure of arrays (same order as `Skin::sdef`), for the four-lane
+/// kernel.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SdefLanes {
+    pub w: Vec<f32>,
+    pub c: [Vec<f32>; 3],
+    pub u0: [Vec<f32>; 3],
+    pub u1: [Vec<f32>; 3],
+}
+
 /// A run of SDEF vertices sharing their joints: `sdef[start..end]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SdefRun {
@@ -99,6 +109,7 @@ pub struct Skin {
     pub(crate) pool: Vec<(u32, f32)>,
     pub(crate) sdef: Vec<Sdef>,
     pub(crate) sdef_runs: Vec<SdefRun>,
+    pub(crate) sdef_lanes: SdefLanes,
 }
 
 /// Per-character scratch of [`Skin::deform`]: the joints' rotations and dual quaternions,
@@ -268,6 +279,15 @@ impl Skin {
         }
         // Runs of one joint pair share their slerp set-up (see `sdef.rs`).
         skin.sdef.sort_by_key(|s| (s.j, s.v));
+        for s in &skin.sdef {
+            let l = &mut skin.sdef_lanes;
+            l.w.push(s.w);
+            for k in 0..3 {
+                l.c[k].push(s.c[k]);
+                l.u0[k].push(s.u0[k]);
+                l.u1[k].push(s.u1[k]);
+            }
+        }
         for (k, s) in skin.sdef.iter().enumerate() {
             match skin.sdef_runs.last_mut() {
                 Some(run) if run.j == s.j => run.end += 1,
@@ -486,7 +506,14 @@ impl Skin {
         for s in &self.dual {
             out.dual::<N>(s.v, self.pool_blend(s, &scratch.duals));
         }
-        crate::sdef::run::<N>(&self.sdef_runs, &self.sdef, m, &scratch.rotations, &mut out);
+        crate::sdef::run::<N>(
+            &self.sdef_runs,
+            &self.sdef,
+            &self.sdef_lanes,
+            m,
+            &scratch.rotations,
+            &mut out,
+        );
     }
 
     fn pool_blend(&self, s: &Many, d: &[DualQuat]) -> DualQuat {
