@@ -300,16 +300,15 @@ fn lanes4<const N: bool, F: MulAdd>(
     };
     let (aa, ab, bb) = (a * a, Vec4::splat(2.0) * a * b, b * b);
     // The rotation, element [column][row], per lane.
-    let mut rot = [[Vec4::ZERO; 3]; 3];
-    for col in 0..3 {
-        for row in 0..3 {
-            rot[col][row] = F::mul_add4(
+    let rot: [[Vec4; 3]; 3] = std::array::from_fn(|col| {
+        std::array::from_fn(|row| {
+            F::mul_add4(
                 c.f0[col][row],
                 aa,
                 F::mul_add4(c.cross[col][row], ab, c.f1[col][row] * bb),
-            );
-        }
-    }
+            )
+        })
+    });
     let ids = [verts[k].v, verts[k + 1].v, verts[k + 2].v, verts[k + 3].v];
     // Array of structures to lanes and back by 4×4 transposes (SSE shuffles).
     let gather = |get: &dyn Fn(u32) -> Vec3| {
