@@ -422,3 +422,46 @@ fn linear_weights_give_back_every_vertex_strongest_four() {
     assert_eq!(w[4].0[..2], [2, 1]);
     assert!((w[4].1[0] - 0.75).abs() < 1e-6);
 }
+
+/// SDEF runs of four or more vertices go through the four-lane kernel: the same results as
+/// each vertex skinned alone (the one-by-one path).
+#[test]
+fn sdef_lanes_match_one_by_one() {
+    let m = mats();
+    let infl: Vec<Influence> = (0..11)
+        .map(|i| {
+            let f = i as f32;
+            Influence::Sdef {
+                joints: [1, 4],
+                weight: (f * 0.093).fract(),
+                c: Vec3::new(0.1 * f, 1.0, -0.2),
+                r0: Vec3::new(0.1 * f, 0.5, -0.2 + 0.01 * f),
+                r1: Vec3::new(0.1 * f, 1.5, -0.2),
+            }
+        })
+        .collect();
+    let p: Vec<Vec3> = (0..11)
+        .map(|i| Vec3::new(0.3 * i as f32, 1.1, 0.2))
+        .collect();
+    let n: Vec<Vec3> = (0..11)
+        .map(|i| Vec3::new(1.0, 0.1 * i as f32, 0.0).normalize())
+        .collect();
+    // Distinct joint rotations (slerp), then nearly equal ones (normalised lerp).
+    let mut near = m.clone();
+    near[4] = near[1] * Affine3A::from_quat(Quat::from_rotation_y(1e-3));
+    for m in [m, near] {
+        let skin = Skin::new(&infl, m.len()).unwrap();
+        let (all_p, all_n) = deform(&skin, SkinMode::Linear, &m, &p, &n);
+        for v in 0..11 {
+            let one = Skin::new(&infl[v..v + 1], m.len()).unwrap();
+            let (op, on) = deform(&one, SkinMode::Linear, &m, &p[v..v + 1], &n[v..v + 1]);
+            assert!(
+                close(all_p[v], op[0], 1e-5),
+                "vertex {v}: {} vs {}",
+                all_p[v],
+                op[0]
+            );
+            assert!(close(all_n[v], on[0], 1e-5), "vertex {v} normal");
+        }
+    }
+}
