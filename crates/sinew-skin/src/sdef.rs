@@ -274,6 +274,19 @@ fn body<const N: bool, F: MulAdd>(
     }
 }
 
+/// Four vectors as lanes: `[xs, ys, zs]`.
+#[inline(always)]
+fn gather(v: [Vec3; 4]) -> [Vec4; 3] {
+    let t = glam::Mat4::from_cols(
+        v[0].extend(0.0),
+        v[1].extend(0.0),
+        v[2].extend(0.0),
+        v[3].extend(0.0),
+    )
+    .transpose();
+    [t.x_axis, t.y_axis, t.z_axis]
+}
+
 /// Vertices `k..k + 4` of the span (one run) in lanes.
 #[inline(always)]
 fn lanes4<const N: bool, F: MulAdd>(
@@ -300,28 +313,20 @@ fn lanes4<const N: bool, F: MulAdd>(
     };
     let (aa, ab, bb) = (a * a, Vec4::splat(2.0) * a * b, b * b);
     // The rotation, element [column][row], per lane.
-    let rot: [[Vec4; 3]; 3] = std::array::from_fn(|col| {
-        std::array::from_fn(|row| {
-            F::mul_add4(
-                c.f0[col][row],
-                aa,
-                F::mul_add4(c.cross[col][row], ab, c.f1[col][row] * bb),
-            )
-        })
-    });
+    let mut rot = [[Vec4::ZERO; 3]; 3];
+    for ((r, f0), (cr, f1)) in rot.iter_mut().zip(&c.f0).zip(c.cross.iter().zip(&c.f1)) {
+        for k in 0..3 {
+            r[k] = F::mul_add4(f0[k], aa, F::mul_add4(cr[k], ab, f1[k] * bb));
+        }
+    }
     let ids = [verts[k].v, verts[k + 1].v, verts[k + 2].v, verts[k + 3].v];
     // Array of structures to lanes and back by 4×4 transposes (SSE shuffles).
-    let gather = |get: &dyn Fn(u32) -> Vec3| {
-        let t = glam::Mat4::from_cols(
-            get(ids[0]).extend(0.0),
-            get(ids[1]).extend(0.0),
-            get(ids[2]).extend(0.0),
-            get(ids[3]).extend(0.0),
-        )
-        .transpose();
-        [t.x_axis, t.y_axis, t.z_axis]
-    };
-    let rest = gather(&|v| out.rest_position(v));
+    let rest = gather([
+        out.rest_position(ids[0]),
+        out.rest_position(ids[1]),
+        out.rest_position(ids[2]),
+        out.rest_position(ids[3]),
+    ]);
     let d = [
         rest[0] - load(&lanes.c[0]),
         rest[1] - load(&lanes.c[1]),
@@ -348,7 +353,12 @@ fn lanes4<const N: bool, F: MulAdd>(
         out.set_position(v, Vec3A::from_vec4(*col));
     }
     if N {
-        let n = gather(&|v| out.rest_normal(v));
+        let n = gather([
+            out.rest_normal(ids[0]),
+            out.rest_normal(ids[1]),
+            out.rest_normal(ids[2]),
+            out.rest_normal(ids[3]),
+        ]);
         let mut q = [Vec4::ZERO; 3];
         for (row, qr) in q.iter_mut().enumerate() {
             *qr = F::mul_add4(
