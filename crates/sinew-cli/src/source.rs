@@ -560,7 +560,7 @@ impl Animator {
                 for m in meshes.iter() {
                     let at = morphs.len();
                     morphs.resize(at + m.default_weights.len(), 0.0);
-                    sampler.sample_weights(m, time, &mut morphs[at..]);
+                    sampler.weights(m, &mut morphs[at..]);
                 }
                 match physics.as_mut() {
                     Some(ph) => {

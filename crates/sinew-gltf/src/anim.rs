@@ -263,8 +263,10 @@ pub struct JointSampler {
     joints: Vec<(usize, BoneId)>,
     locals: Vec<Transform>,
     world: Vec<Affine3A>,
-    /// The clip's float tracks (morph weights) at the last [`Self::sample_weights`].
+    /// The clip's float tracks (morph weights) at the last [`Self::sample`].
     floats: Vec<f32>,
+    /// Float track index by name.
+    float_index: std::collections::HashMap<String, usize>,
 }
 
 impl JointSampler {
@@ -306,6 +308,12 @@ impl JointSampler {
             locals: skeleton.rest_pose().to_vec(),
             world: vec![Affine3A::IDENTITY; n],
             floats: vec![0.0; clip.float_tracks().len()],
+            float_index: clip
+                .float_tracks()
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.name.clone(), i))
+                .collect(),
             skeleton,
             clip,
         }
@@ -329,6 +337,15 @@ impl JointSampler {
             Untracked::Rest,
             &mut self.locals,
         );
+        if !self.floats.is_empty() {
+            sinew::anim::sample_floats(
+                &self.clip,
+                &self.binding,
+                &mut self.cache,
+                time,
+                &mut self.floats,
+            );
+        }
         let lt = self.clip.local_time(time);
         for &(track, bone) in &self.slerp {
             if let Some(r) = &self.clip.bone_tracks()[track].rotation {
@@ -344,36 +361,22 @@ impl JointSampler {
         &self.world
     }
 
-    /// Samples the morph weights of `mesh` at `time` into `out` (one per morph target): the
-    /// clip's `weights` channel of the mesh's node where it has one, the mesh's default weights
-    /// elsewhere. Allocation-free.
+    /// The morph weights of `mesh` at the last [`Self::sample`] into `out` (one per morph
+    /// target): the clip's `weights` channel of the mesh's node where it has one, the mesh's
+    /// default weights elsewhere. The clip's weight tracks are sampled once per
+    /// [`Self::sample`], whatever the number of meshes. Allocation-free.
     ///
     /// # Panics
     /// If `out` is not one entry per morph target of `mesh`.
-    pub fn sample_weights(&mut self, mesh: &crate::GltfMesh, time: f32, out: &mut [f32]) {
+    pub fn weights(&self, mesh: &crate::GltfMesh, out: &mut [f32]) {
         assert_eq!(
             out.len(),
             mesh.default_weights.len(),
             "one weight per morph target"
         );
         out.copy_from_slice(&mesh.default_weights);
-        if self.floats.is_empty() {
-            return;
-        }
-        sinew::anim::sample_floats(
-            &self.clip,
-            &self.binding,
-            &mut self.cache,
-            time,
-            &mut self.floats,
-        );
         for (o, name) in out.iter_mut().zip(&mesh.weight_tracks) {
-            if let Some(i) = self
-                .clip
-                .float_tracks()
-                .iter()
-                .position(|f| &f.name == name)
-            {
+            if let Some(&i) = self.float_index.get(name) {
                 *o = self.floats[i];
             }
         }

@@ -82,7 +82,7 @@ fn a_skinned_primitive_with_two_weight_sets_and_morph_targets() {
     let mut sampler = JointSampler::new(&model, 0).unwrap();
     let world = sampler.sample(0.5).to_vec();
     let mut w = [0.0; 2];
-    sampler.sample_weights(m, 0.5, &mut w);
+    sampler.weights(m, &mut w);
     assert!(
         (w[0] - 0.5).abs() < 1e-6 && (w[1] - 0.5).abs() < 1e-6,
         "{w:?}"

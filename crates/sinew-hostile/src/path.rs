@@ -250,7 +250,7 @@ fn gltf_model(
             report.frames += 1;
             for (m, d) in meshes.iter().zip(&mut deformed) {
                 let mut weights = vec![0.0; m.default_weights.len()];
-                sampler.sample_weights(m, t, &mut weights);
+                sampler.weights(m, &mut weights);
                 let mut matrices = vec![Affine3A::IDENTITY; m.bones.len()];
                 m.matrices(&world, &mut matrices);
                 report.vertices += skin_frame(d, &m.mesh, &matrices, &weights, frame)?;

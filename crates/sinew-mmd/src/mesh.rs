@@ -159,8 +159,55 @@ fn influence(deform: &PmxDeform, bones: usize, dropped: &mut usize) -> Influence
     }
 }
 
-fn skin(influences: &[Influence], bones: usize) -> Result<Skin, MmdError> {
-    Skin::new(influences, bones).map_err(|e| MmdError::Mesh(e.to_string()))
+/// Every vertex's influence, weights on bones outside the model dropped (counted in one
+/// warning).
+fn influences(
+    deforms: impl Iterator<Item = PmxDeform>,
+    bones: usize,
+    warnings: &mut Vec<String>,
+) -> Vec<Influence> {
+    let mut dropped = 0;
+    let out = deforms
+        .map(|d| influence(&d, bones, &mut dropped))
+        .collect();
+    if dropped > 0 {
+        warnings.push(format!(
+            "{dropped} vertex weights name a bone outside the model; dropped"
+        ));
+    }
+    out
+}
+
+/// The mesh from the vertices' position, normal and UV (non-finite values zeroed), the
+/// checked triangles, materials and textures, the skin and the morphs; validated.
+fn assemble(
+    name: &str,
+    vertices: impl Iterator<Item = (Vec3, Vec3, Vec2)>,
+    (indices, materials, textures): (Vec<u32>, Vec<Material>, Vec<TextureSource>),
+    influences: &[Influence],
+    bones: usize,
+    morphs: Vec<Morph>,
+) -> Result<Mesh, MmdError> {
+    let (mut positions, mut normals, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
+    for (p, n, uv) in vertices {
+        positions.push(finite3(p));
+        normals.push(finite3(n));
+        uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
+    }
+    let mesh = Mesh {
+        name: name.to_owned(),
+        positions,
+        normals,
+        uvs,
+        indices,
+        materials,
+        textures,
+        winding: Winding::Clockwise,
+        skin: Skin::new(influences, bones).map_err(|e| MmdError::Mesh(e.to_string()))?,
+        morphs,
+    };
+    mesh.validate().map_err(|e| MmdError::Mesh(e.to_string()))?;
+    Ok(mesh)
 }
 
 fn finite3(v: Vec3) -> Vec3 {
@@ -178,17 +225,7 @@ pub(crate) fn from_pmx(
 ) -> Result<(Mesh, Vec<MmdMorph>), MmdError> {
     let nv = pmx.vertices.len();
     let nb = pmx.bones.len();
-    let mut dropped = 0;
-    let influences: Vec<Influence> = pmx
-        .vertices
-        .iter()
-        .map(|v| influence(&v.deform, nb, &mut dropped))
-        .collect();
-    if dropped > 0 {
-        warnings.push(format!(
-            "{dropped} vertex weights name a bone outside the model; dropped"
-        ));
-    }
+    let influences = influences(pmx.vertices.iter().map(|v| v.deform), nb, warnings);
     let counts: Vec<u64> = pmx
         .materials
         .iter()
@@ -328,23 +365,14 @@ pub(crate) fn from_pmx(
             "{bad_offsets} morph offsets name a vertex past the {nv} vertices; dropped"
         ));
     }
-    let mesh = Mesh {
-        name: pmx.name.clone(),
-        positions: pmx.vertices.iter().map(|v| finite3(v.position)).collect(),
-        normals: pmx.vertices.iter().map(|v| finite3(v.normal)).collect(),
-        uvs: pmx
-            .vertices
-            .iter()
-            .map(|v| if v.uv.is_finite() { v.uv } else { Vec2::ZERO })
-            .collect(),
-        indices,
-        materials,
-        textures,
-        winding: Winding::Clockwise,
-        skin: skin(&influences, nb)?,
+    let mesh = assemble(
+        &pmx.name,
+        pmx.vertices.iter().map(|v| (v.position, v.normal, v.uv)),
+        (indices, materials, textures),
+        &influences,
+        nb,
         morphs,
-    };
-    mesh.validate().map_err(|e| MmdError::Mesh(e.to_string()))?;
+    )?;
     Ok((mesh, runtime))
 }
 
@@ -356,27 +384,14 @@ pub(crate) fn from_pmd(
 ) -> Result<(Mesh, Vec<MmdMorph>), MmdError> {
     let nv = pmd.vertices.len();
     let nb = pmd.bones.len();
-    let mut dropped = 0;
-    let influences: Vec<Influence> = pmd
-        .vertices
-        .iter()
-        .map(|v| {
-            let w = f32::from(v.weight.min(100)) / 100.0;
-            influence(
-                &PmxDeform::Bdef2 {
-                    bones: [i32::from(v.bones[0]), i32::from(v.bones[1])],
-                    weight: w,
-                },
-                nb,
-                &mut dropped,
-            )
-        })
-        .collect();
-    if dropped > 0 {
-        warnings.push(format!(
-            "{dropped} vertex weights name a bone outside the model; dropped"
-        ));
-    }
+    let influences = influences(
+        pmd.vertices.iter().map(|v| PmxDeform::Bdef2 {
+            bones: [i32::from(v.bones[0]), i32::from(v.bones[1])],
+            weight: f32::from(v.weight.min(100)) / 100.0,
+        }),
+        nb,
+        warnings,
+    );
     let counts: Vec<u64> = pmd
         .materials
         .iter()
@@ -460,23 +475,14 @@ pub(crate) fn from_pmd(
         ));
     }
     let runtime = vec![MmdMorph::Mesh; morphs.len()];
-    let mesh = Mesh {
-        name: pmd.name.clone(),
-        positions: pmd.vertices.iter().map(|v| finite3(v.position)).collect(),
-        normals: pmd.vertices.iter().map(|v| finite3(v.normal)).collect(),
-        uvs: pmd
-            .vertices
-            .iter()
-            .map(|v| if v.uv.is_finite() { v.uv } else { Vec2::ZERO })
-            .collect(),
-        indices,
-        materials,
-        textures,
-        winding: Winding::Clockwise,
-        skin: skin(&influences, nb)?,
+    let mesh = assemble(
+        &pmd.name,
+        pmd.vertices.iter().map(|v| (v.position, v.normal, v.uv)),
+        (indices, materials, textures),
+        &influences,
+        nb,
         morphs,
-    };
-    mesh.validate().map_err(|e| MmdError::Mesh(e.to_string()))?;
+    )?;
     Ok((mesh, runtime))
 }
 

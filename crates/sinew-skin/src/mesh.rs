@@ -181,6 +181,8 @@ pub struct Deformed {
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
     scratch: SkinScratch,
+    /// The UVs hold a morphed frame (restored from the rest UVs when morphs stop).
+    uvs_morphed: bool,
 }
 
 impl Deformed {
@@ -194,6 +196,7 @@ impl Deformed {
             positions: mesh.positions.clone(),
             normals: mesh.normals.clone(),
             scratch: SkinScratch::new(&mesh.skin),
+            uvs_morphed: false,
         }
     }
 
@@ -225,10 +228,12 @@ impl Deformed {
                 &mut self.morphed_n,
                 &mut self.uvs,
             )?;
+            self.uvs_morphed = true;
             (&self.morphed_p[..], &self.morphed_n[..])
         } else {
-            if self.uvs.len() == mesh.uvs.len() {
+            if self.uvs_morphed && self.uvs.len() == mesh.uvs.len() {
                 self.uvs.copy_from_slice(&mesh.uvs);
+                self.uvs_morphed = false;
             }
             (&mesh.positions[..], &mesh.normals[..])
         };

@@ -394,9 +394,9 @@ impl Skin {
         out
     }
 
-    /// Whether [`deform`](Self::deform) needs the joints' rotations (SDEF or dual quaternions).
-    fn needs_rotations(&self, mode: SkinMode) -> bool {
-        !self.sdef.is_empty() || !self.dual.is_empty() || mode == SkinMode::DualQuaternion
+    /// Whether [`deform`](Self::deform) needs the joints' dual quaternions.
+    fn needs_duals(&self, mode: SkinMode) -> bool {
+        !self.dual.is_empty() || mode == SkinMode::DualQuaternion
     }
 
     /// Deforms rest `positions` (and `normals`, which may be empty, then `out_normals` must be
@@ -446,7 +446,10 @@ impl Skin {
             out_normals.len(),
             if with_normals { n } else { 0 },
         )?;
-        if self.needs_rotations(mode) {
+        // Joint rotations for SDEF, dual quaternions for QDEF / the dual-quaternion mode; each
+        // only when some vertex reads it.
+        let duals = self.needs_duals(mode);
+        if duals || !self.sdef.is_empty() {
             scratch.rotations.resize(self.joint_count, Quat::IDENTITY);
             scratch.duals.resize(self.joint_count, DualQuat::IDENTITY);
             for ((m, q), d) in matrices
@@ -455,7 +458,9 @@ impl Skin {
                 .zip(&mut scratch.duals)
             {
                 *q = rotation_of(m);
-                *d = DualQuat::from_rotation_translation(*q, m.translation.into());
+                if duals {
+                    *d = DualQuat::from_rotation_translation(*q, m.translation.into());
+                }
             }
         }
         let out = Out {

@@ -62,6 +62,34 @@ fn round(v: f32) -> f64 {
     (f64::from(v) * 1e5).round() / 1e5
 }
 
+/// Vertex positions as the schema's flat, rounded array; a non-finite one is the error `bad`
+/// makes for its index.
+fn positions_json(
+    positions: &[glam::Vec3],
+    bad: impl Fn(usize) -> CliError,
+) -> Result<Vec<f64>, CliError> {
+    let mut out = Vec::with_capacity(positions.len() * 3);
+    for (v, p) in positions.iter().enumerate() {
+        if !p.is_finite() {
+            return Err(bad(v));
+        }
+        out.extend([round(p.x), round(p.y), round(p.z)]);
+    }
+    Ok(out)
+}
+
+/// Writes `doc` to the output and keeps it.
+fn write_json(mut output: Output, doc: &Value) -> Result<(), CliError> {
+    {
+        let mut out =
+            std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
+        serde_json::to_writer(&mut out, doc).map_err(|e| output.error(e))?;
+        out.flush().map_err(|e| output.error(e))?;
+    }
+    output.keep();
+    Ok(())
+}
+
 /// Runs the command.
 pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     if kind_of(&args.model)? == ModelKind::Gltf {
@@ -74,7 +102,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
         ));
     }
     let last = args.frames.iter().copied().max().unwrap_or(0);
-    let mut output = Output::create(&args.json)?;
+    let output = Output::create(&args.json)?;
     let mut anim = Animator::new(&AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
@@ -117,16 +145,12 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
             .collect();
         let mut parts = Vec::new();
         for part in &meshes.parts {
-            let mut positions = Vec::with_capacity(part.mesh.positions.len() * 3);
-            for (v, p) in part.deformed.positions().iter().enumerate() {
-                if !p.is_finite() {
-                    return Err(bad_input(
-                        &args.model,
-                        format!("frame {f}: vertex {v} skins to a non-finite position"),
-                    ));
-                }
-                positions.extend([round(p.x), round(p.y), round(p.z)]);
-            }
+            let positions = positions_json(part.deformed.positions(), |v| {
+                bad_input(
+                    &args.model,
+                    format!("frame {f}: vertex {v} skins to a non-finite position"),
+                )
+            })?;
             parts.push(json!({
                 "name": Value::Null,
                 "vertices": part.mesh.positions.len(),
@@ -149,13 +173,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
         "coordinate_note": "positions in MMD model space (left-handed, file space)",
         "frames": frames,
     });
-    {
-        let mut out =
-            std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
-        serde_json::to_writer(&mut out, &doc).map_err(|e| output.error(e))?;
-        out.flush().map_err(|e| output.error(e))?;
-    }
-    output.keep();
+    write_json(output, &doc)?;
     println!(
         "wrote {} ({} frame{}, {vertices} vertices)",
         args.json.display(),
@@ -180,7 +198,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
             format!("times must be finite and >= 0, got {t}"),
         ));
     }
-    let mut output = Output::create(&args.json)?;
+    let output = Output::create(&args.json)?;
     let model = load_gltf(&args.model)?;
     let meshes: Vec<GltfMesh> = model
         .meshes()
@@ -220,7 +238,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
         let mut parts = Vec::new();
         for (m, d) in meshes.iter().zip(&mut deformed) {
             let mut weights = vec![0.0; m.default_weights.len()];
-            sampler.sample_weights(m, t, &mut weights);
+            sampler.weights(m, &mut weights);
             for (morph, &w) in m.mesh.morphs.iter().zip(&weights) {
                 if w != 0.0 {
                     morphs.insert(morph.name.clone(), json!(round(w)));
@@ -230,19 +248,15 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
             m.matrices(&world, &mut matrices);
             d.update(&m.mesh, &matrices, &weights, mode)
                 .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
-            let mut positions = Vec::with_capacity(d.positions().len() * 3);
-            for (v, p) in d.positions().iter().enumerate() {
-                if !p.is_finite() {
-                    return Err(bad_input(
-                        &args.model,
-                        format!(
-                            "time {t}: mesh {} vertex {v} skins to a non-finite position",
-                            m.name
-                        ),
-                    ));
-                }
-                positions.extend([round(p.x), round(p.y), round(p.z)]);
-            }
+            let positions = positions_json(d.positions(), |v| {
+                bad_input(
+                    &args.model,
+                    format!(
+                        "time {t}: mesh {} vertex {v} skins to a non-finite position",
+                        m.name
+                    ),
+                )
+            })?;
             parts.push(
                 json!({ "name": m.name, "vertices": d.positions().len(), "positions": positions }),
             );
@@ -257,13 +271,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
         "coordinate_note": "positions relative to the glTF scene root (right-handed, +Y up); meshes in three.js traversal order (primitives split into meshes)",
         "samples": samples,
     });
-    {
-        let mut out =
-            std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
-        serde_json::to_writer(&mut out, &doc).map_err(|e| output.error(e))?;
-        out.flush().map_err(|e| output.error(e))?;
-    }
-    output.keep();
+    write_json(output, &doc)?;
     println!(
         "wrote {} ({} time{}, {} meshes, {vertices} vertices)",
         args.json.display(),
