@@ -1,15 +1,12 @@
 //! Multiply-add, fused where the CPU has FMA: the kernels are written once over [`MulAdd`] and
 //! compiled twice, plain and (on x86-64, picked at run time) with AVX2 + FMA.
 
-use glam::{Vec3A, Vec4};
+use glam::Vec3A;
 
 /// `a · b + c`, lane-wise.
 pub(crate) trait MulAdd {
     /// `a · b + c`.
     fn mul_add(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A;
-
-    /// `a · b + c` over four lanes.
-    fn mul_add4(a: Vec4, b: Vec4, c: Vec4) -> Vec4;
 }
 
 /// Separate multiply and add (any CPU).
@@ -18,11 +15,6 @@ pub(crate) struct Plain;
 impl MulAdd for Plain {
     #[inline(always)]
     fn mul_add(a: Vec3A, b: Vec3A, c: Vec3A) -> Vec3A {
-        a * b + c
-    }
-
-    #[inline(always)]
-    fn mul_add4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
         a * b + c
     }
 }
@@ -40,19 +32,6 @@ impl MulAdd for Fused {
         // called after the CPU was checked for it.
         unsafe {
             Vec3A::from(_mm_fmadd_ps(
-                __m128::from(a),
-                __m128::from(b),
-                __m128::from(c),
-            ))
-        }
-    }
-
-    #[inline(always)]
-    fn mul_add4(a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
-        use std::arch::x86_64::{__m128, _mm_fmadd_ps};
-        // SAFETY: as `mul_add`.
-        unsafe {
-            Vec4::from(_mm_fmadd_ps(
                 __m128::from(a),
                 __m128::from(b),
                 __m128::from(c),

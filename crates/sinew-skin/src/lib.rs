@@ -24,6 +24,8 @@ mod linear;
 mod mesh;
 mod morph;
 mod sdef;
+#[cfg(target_arch = "x86_64")]
+mod sdef_avx2;
 mod skin;
 
 pub use dual_quat::DualQuat;

@@ -5,190 +5,203 @@
 //!
 //! Speed: the span is sorted by joint pair. A slerp `q(t) = a(t)·q0 + b(t)·q1` is a linear
 //! combination of the pair's quaternions, and a rotation matrix is a quadratic form of its
-//! quaternion, so per run the matrices `F(q0)`, `F(q1)` and their cross term are computed once
-//! and a vertex's rotation is `a²·F(q0) + 2ab·cross + b²·F(q1)` — no `acos`, no
-//! quaternion-to-matrix per vertex; `a` and `b` take two short sine polynomials. Four vertices
-//! of a run go through at once in structure-of-arrays lanes (their SDEF data is kept that way
-//! at load; positions and normals are transposed in and out), the run's remainder one by one.
+//! quaternion, so per frame each joint's matrix `F(q)` is computed once, per run the cross
+//! term of its pair, and a vertex's rotation is `a²·F(q0) + 2ab·cross + b²·F(q1)` — no
+//! `acos`, no quaternion-to-matrix per vertex. `a = sin(wθ)/sin θ` is a polynomial in the
+//! vertex's weight `w` whose coefficients the run computes once (θ from an `acos`
+//! polynomial, `sin θ = √(1 − cos²θ)`). The vertices' SDEF data is kept as structure of
+//! arrays, each run padded to whole blocks of eight lanes at load, so the kernels have no
+//! remainder loop: eight lanes at a time in AVX2 + FMA registers where the CPU has them
+//! (`sdef_avx2.rs`, which also gets the rotation's third column as a cross product), four in
+//! SSE / NEON lanes otherwise (here). Positions and normals are transposed in and out.
 
-use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A, Vec4};
+use glam::{Affine3A, Mat3A, Quat, Vec4};
 
-use crate::fma::{MulAdd, Plain};
-use crate::skin::{Out, Sdef, SdefLanes, SdefRun};
+use crate::skin::{Out, SdefLanes, SdefRun};
 
-/// `sin(x)` for `x` in `[0, π/2]` (odd Taylor series to x¹¹; truncation error below 1e-8 there).
-#[inline(always)]
-fn sin_quarter_turn(x: f32) -> f32 {
-    const C3: f32 = -1.0 / 6.0;
-    const C5: f32 = 1.0 / 120.0;
-    const C7: f32 = -1.0 / 5040.0;
-    const C9: f32 = 1.0 / 362_880.0;
-    const C11: f32 = -1.0 / 39_916_800.0;
-    // Estrin's scheme: independent halves keep the dependency chain short (the kernel is
-    // latency-bound otherwise).
-    let x2 = x * x;
-    let x4 = x2 * x2;
-    let x8 = x4 * x4;
-    let lo = 1.0 + x2 * C3;
-    let mid = C5 + x2 * C7;
-    let hi = C9 + x2 * C11;
-    x * ((lo + x4 * mid) + x8 * hi)
+/// `sin(x) ≈ x·Σₖ SINE[k]·x²ᵏ` on `[0, π/2]` (a near-minimax fit: error below 1e-8 there).
+const SINE: [f32; 5] = [
+    1.0,
+    -0.166_666_58,
+    0.008_333_051,
+    -0.000_198_090_76,
+    0.000_002_605_226_7,
+];
+
+/// The coefficients of `w ↦ sin(wθ) / sin θ` as `w·Σₖ c[k]·w²ᵏ` for `w` in `[0, 1]`:
+/// `SINE[k]·θ²ᵏ⁺¹ / sin θ`.
+fn sine_coefficients(theta: f32, inv_sin: f32) -> [f32; 5] {
+    let t2 = theta * theta;
+    let mut p = theta * inv_sin;
+    SINE.map(|c| {
+        let k = c * p;
+        p *= t2;
+        k
+    })
 }
 
-/// The rotation matrix of `q` as a homogeneous quadratic form (no `|q| = 1` assumed).
-fn quadratic(q: Vec4) -> Mat3A {
-    let (x, y, z, w) = (q.x, q.y, q.z, q.w);
-    Mat3A::from_cols(
-        Vec3A::new(
-            w * w + x * x - y * y - z * z,
-            2.0 * (x * y + w * z),
-            2.0 * (x * z - w * y),
-        ),
-        Vec3A::new(
-            2.0 * (x * y - w * z),
-            w * w - x * x + y * y - z * z,
-            2.0 * (y * z + w * x),
-        ),
-        Vec3A::new(
-            2.0 * (x * z + w * y),
-            2.0 * (y * z - w * x),
-            w * w - x * x - y * y + z * z,
-        ),
-    )
+/// `w·Σₖ c[k]·w²ᵏ` over four lanes (Horner).
+#[inline(always)]
+fn sine4(c: &[f32; 5], w: Vec4) -> Vec4 {
+    let w2 = w * w;
+    let s = Vec4::splat;
+    let p = ((s(c[4]) * w2 + s(c[3])) * w2 + s(c[2])) * w2 + s(c[1]);
+    w * (p * w2 + s(c[0]))
+}
+
+/// `acos(x)` for `x` in `[0, 1]` (Abramowitz & Stegun 4.4.46: error below 2e-8 in exact
+/// arithmetic, a few 1e-7 in `f32`).
+#[inline(always)]
+fn acos_unit(x: f32) -> f32 {
+    const A: [f32; 8] = [
+        std::f32::consts::FRAC_PI_2,
+        -0.214_598_8,
+        0.088_978_99,
+        -0.050_174_3,
+        0.030_891_88,
+        -0.017_088_126,
+        0.006_670_09,
+        -0.001_262_491_1,
+    ];
+    let p = A.iter().rev().fold(0.0, |acc, &a| acc * x + a);
+    (1.0 - x).max(0.0).sqrt() * p
+}
+
+/// The symmetric bilinear form `B(p, q)` whose diagonal `B(q, q)` is the rotation matrix of
+/// `q` as a homogeneous quadratic form (no `|q| = 1` assumed), so the matrix of `a·p + b·q` is
+/// `a²·B(p, p) + 2ab·B(p, q) + b²·B(q, q)`.
+#[inline(always)]
+fn bilinear(p: Vec4, q: Vec4) -> Mat3A {
+    let (px, py, pz, pw) = (p.x, p.y, p.z, p.w);
+    let (qx, qy, qz, qw) = (q.x, q.y, q.z, q.w);
+    let (ww, xx, yy, zz) = (pw * qw, px * qx, py * qy, pz * qz);
+    let (xy, xz, yz) = (px * qy + py * qx, px * qz + pz * qx, py * qz + pz * qy);
+    let (wx, wy, wz) = (pw * qx + px * qw, pw * qy + py * qw, pw * qz + pz * qw);
+    Mat3A::from_cols_array(&[
+        ww + xx - yy - zz,
+        xy + wz,
+        xz - wy,
+        xy - wz,
+        ww - xx + yy - zz,
+        yz + wx,
+        xz + wy,
+        yz - wx,
+        ww - xx - yy + zz,
+    ])
+}
+
+/// The rotation matrix of `q` as a homogeneous quadratic form (see [`bilinear`]); once per
+/// joint and frame, for [`PairSlerp::new`].
+#[inline]
+pub(crate) fn quadratic(q: Quat) -> Mat3A {
+    let q = Vec4::from(q);
+    bilinear(q, q)
 }
 
 /// One joint pair's slerp, as coefficients over its two rotation matrices.
-struct PairSlerp {
-    f0: Mat3A,
-    f1: Mat3A,
-    cross: Mat3A,
-    theta: f32,
-    inv_sin: f32,
-    dot: f32,
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairSlerp {
+    pub f0: Mat3A,
+    pub f1: Mat3A,
+    pub cross: Mat3A,
+    /// `sin(wθ) / sin θ = w·Σₖ sine[k]·w²ᵏ` (θ the pair's angle): the slerp coefficient of
+    /// a lane of weight `w`, a polynomial in `w` with per-run coefficients.
+    pub sine: [f32; 5],
+    pub dot: f32,
     /// Nearly equal rotations: normalised lerp instead.
-    near: bool,
+    pub near: bool,
 }
 
 impl PairSlerp {
-    fn new(q0: Quat, q1: Quat) -> Self {
-        let (q0, mut q1) = (Vec4::from(q0), Vec4::from(q1));
-        let mut dot = q0.dot(q1);
-        if dot < 0.0 {
-            q1 = -q1;
-            dot = -dot;
-        }
-        let dot = dot.min(1.0);
+    /// The slerp from `q0` to `q1`, given their matrices `f0 = quadratic(q0)` and
+    /// `f1 = quadratic(q1)` (computed once per joint and frame).
+    #[inline(always)]
+    pub fn new(q0: Quat, q1: Quat, f0: &Mat3A, f1: &Mat3A) -> Self {
+        let (q0, q1) = (Vec4::from(q0), Vec4::from(q1));
+        // The shorter arc: flip q1 when the dot product is negative (without a branch, which
+        // would mispredict half the time). The quadratic form is even, so only the cross term
+        // sees the flip.
+        let dot = q0.dot(q1);
+        let q1 = q1 * 1f32.copysign(dot);
+        let dot = dot.abs().min(1.0);
         let near = dot > 0.9995;
-        let theta = dot.acos();
-        let f0 = quadratic(q0);
-        let f1 = quadratic(q1);
-        let both = quadratic(q0 + q1);
         Self {
-            cross: (both - f0 - f1) * 0.5,
-            f0,
-            f1,
-            theta,
-            inv_sin: if near { 0.0 } else { 1.0 / theta.sin() },
+            cross: bilinear(q0, q1),
+            f0: *f0,
+            f1: *f1,
+            sine: if near {
+                [0.0; 5]
+            } else {
+                // sin(acos(d)) = √(1 − d²); at least 0.0316 away from `near`.
+                sine_coefficients(acos_unit(dot), 1.0 / (1.0 - dot * dot).sqrt())
+            },
             dot,
             near,
         }
     }
 
-    /// The coefficients `(a, b)` of `slerp(q0, q1, t) = a·q0 + b·q1`.
-    #[inline(always)]
-    fn coefficients(&self, t: f32) -> (f32, f32) {
-        if self.near {
-            let (a, b) = (1.0 - t, t);
-            let len2 = a * a + b * b + 2.0 * a * b * self.dot;
-            let inv = 1.0 / len2.sqrt();
-            (a * inv, b * inv)
-        } else {
-            (
-                sin_quarter_turn((1.0 - t) * self.theta) * self.inv_sin,
-                sin_quarter_turn(t * self.theta) * self.inv_sin,
-            )
-        }
-    }
-
-    /// `(a², 2ab, b²)` of `slerp(q0, q1, t) = a·q0 + b·q1`.
-    #[inline(always)]
-    fn squares(&self, t: f32) -> Vec3A {
-        let (a, b) = self.coefficients(t);
-        Vec3A::new(a * a, 2.0 * a * b, b * b)
-    }
-
-    /// The rotation matrix of `slerp(q0, q1, t)`.
+    /// The rotation matrix of `slerp(q0, q1, t)` (one lane of the kernels' work).
     #[cfg(test)]
-    fn at<F: MulAdd>(&self, t: f32) -> Mat3A {
-        self.matrix::<F>(self.squares(t))
+    fn at(&self, t: f32) -> Mat3A {
+        let (a, b) = coefficients4(self, Vec4::splat(1.0 - t));
+        let (a, b) = (a.x, b.x);
+        self.f0 * (a * a) + self.cross * (2.0 * a * b) + self.f1 * (b * b)
     }
+}
 
-    /// The rotation matrix for [`Self::squares`]' coefficients.
+/// The joints' rotations of one deform call: quaternions and their [`quadratic`] matrices
+/// (computed once per joint, shared by every run that names the joint).
+#[derive(Clone, Copy)]
+pub(crate) struct JointRotations<'a> {
+    pub quats: &'a [Quat],
+    pub matrices: &'a [Mat3A],
+}
+
+impl JointRotations<'_> {
+    /// The slerp set-up of `run`'s joint pair.
     #[inline(always)]
-    fn matrix<F: MulAdd>(&self, squares: Vec3A) -> Mat3A {
-        let (aa, ab, bb) = (
-            Vec3A::splat(squares.x),
-            Vec3A::splat(squares.y),
-            Vec3A::splat(squares.z),
-        );
-        let col =
-            |f0: Vec3A, cross: Vec3A, f1: Vec3A| F::mul_add(f0, aa, F::mul_add(cross, ab, f1 * bb));
-        Mat3A::from_cols(
-            col(self.f0.x_axis, self.cross.x_axis, self.f1.x_axis),
-            col(self.f0.y_axis, self.cross.y_axis, self.f1.y_axis),
-            col(self.f0.z_axis, self.cross.z_axis, self.f1.z_axis),
+    pub fn pair(&self, run: &SdefRun) -> PairSlerp {
+        let (j0, j1) = (run.j[0] as usize, run.j[1] as usize);
+        PairSlerp::new(
+            self.quats[j0],
+            self.quats[j1],
+            &self.matrices[j0],
+            &self.matrices[j1],
         )
     }
 }
 
+/// Skins the SDEF span: eight lanes at a time with AVX2 + FMA where the CPU has them, four
+/// otherwise.
 pub(crate) fn run<const N: bool>(
     runs: &[SdefRun],
-    verts: &[Sdef],
+    rotations: JointRotations<'_>,
     lanes: &SdefLanes,
     m: &[Affine3A],
-    rotations: &[Quat],
     out: &mut Out<'_>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if crate::fma::has_fma() {
-        // SAFETY: the CPU has the features the function is compiled for.
-        unsafe { fused::run::<N>(runs, verts, lanes, m, rotations, out) };
+        // SAFETY: the CPU has the features the function is compiled for; the lane ranges and
+        // vertex indices were built by `Skin::new` and the slices checked by `Skin::deform`.
+        unsafe { crate::sdef_avx2::run::<N>(runs, rotations, lanes, m, out) };
         return;
     }
-    body::<N, Plain>(runs, verts, lanes, m, rotations, out);
+    four::<N>(runs, rotations, lanes, m, out);
 }
 
-#[cfg(target_arch = "x86_64")]
-mod fused {
-    use glam::{Affine3A, Quat};
-
-    use super::{body, Out, Sdef, SdefLanes, SdefRun};
-    use crate::fma::Fused;
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn run<const N: bool>(
-        runs: &[SdefRun],
-        verts: &[Sdef],
-        lanes: &SdefLanes,
-        m: &[Affine3A],
-        rotations: &[Quat],
-        out: &mut Out<'_>,
-    ) {
-        body::<N, Fused>(runs, verts, lanes, m, rotations, out);
-    }
-}
-
-/// `sin(x)` over four lanes, each in `[0, π/2]` (as [`sin_quarter_turn`]).
+/// The slerp coefficients `(a, b)` of `q0` and `q1` for joint-0 weights `w`: `slerp(q0, q1,
+/// 1 − w) = a·q0 + b·q1`.
 #[inline(always)]
-fn sin4(x: Vec4) -> Vec4 {
-    let s = Vec4::splat;
-    let x2 = x * x;
-    let x4 = x2 * x2;
-    let x8 = x4 * x4;
-    let lo = s(1.0) + x2 * s(-1.0 / 6.0);
-    let mid = s(1.0 / 120.0) + x2 * s(-1.0 / 5040.0);
-    let hi = s(1.0 / 362_880.0) + x2 * s(-1.0 / 39_916_800.0);
-    x * ((lo + x4 * mid) + x8 * hi)
+fn coefficients4(slerp: &PairSlerp, w: Vec4) -> (Vec4, Vec4) {
+    let t = Vec4::ONE - w;
+    if slerp.near {
+        let len2 = w * w + t * t + w * t * Vec4::splat(2.0 * slerp.dot);
+        let inv = Vec4::ONE / Vec4::new(len2.x.sqrt(), len2.y.sqrt(), len2.z.sqrt(), len2.w.sqrt());
+        (w * inv, t * inv)
+    } else {
+        (sine4(&slerp.sine, w), sine4(&slerp.sine, t))
+    }
 }
 
 /// One run's constants splatted over four lanes: the slerp's three matrices and the joints'
@@ -204,79 +217,49 @@ struct RunLanes {
 }
 
 fn splat_mat(m: &Mat3A) -> [[Vec4; 3]; 3] {
-    let cols = [m.x_axis, m.y_axis, m.z_axis];
-    cols.map(|c| [Vec4::splat(c.x), Vec4::splat(c.y), Vec4::splat(c.z)])
+    let c = m.to_cols_array_2d();
+    let s = Vec4::splat;
+    [
+        [s(c[0][0]), s(c[0][1]), s(c[0][2])],
+        [s(c[1][0]), s(c[1][1]), s(c[1][2])],
+        [s(c[2][0]), s(c[2][1]), s(c[2][2])],
+    ]
 }
 
-/// `p' = R(t)·(p − C) + L0·u0 + L1·u1 + t1 + w0·(t0 − t1)`, with `u0 = w0·(C + R0')/2` and
-/// `u1 = w1·(C + R1')/2` precomputed, `L`/`t` the joints' linear parts and translations.
-/// Four vertices of a run at a time in structure-of-arrays lanes (the per-vertex work has no
-/// long dependency chains there and its constants stay splatted), the run's rest one by one.
-#[inline(always)]
-fn body<const N: bool, F: MulAdd>(
+/// `p' = R(t)·(p − C) + L0·u0 + L1·u1 + t1 + w0·(t0 − t1)`, with `u0 = w0·(C + R0')/2`
+/// precomputed and `u1 = w1·(C + R1')/2 = C − u0` (as `w0·R0' + w1·R1' = C`), `L`/`t` the joints' linear parts and translations,
+/// four lanes at a time (the portable kernel).
+fn four<const N: bool>(
     runs: &[SdefRun],
-    verts: &[Sdef],
+    rotations: JointRotations<'_>,
     lanes: &SdefLanes,
     m: &[Affine3A],
-    rotations: &[Quat],
     out: &mut Out<'_>,
 ) {
     for r in runs {
+        let slerp = &rotations.pair(r);
         let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
-        let slerp = PairSlerp::new(rotations[j0], rotations[j1]);
         let (m0, m1) = (&m[j0], &m[j1]);
         let dt = m0.translation - m1.translation;
-        let (start, end) = (r.start as usize, r.end as usize);
-        let four = start + (end - start) / 4 * 4;
+        let t1 = m1.translation;
         let c = RunLanes {
             f0: splat_mat(&slerp.f0),
             cross: splat_mat(&slerp.cross),
             f1: splat_mat(&slerp.f1),
             m0: splat_mat(&m0.matrix3),
             m1: splat_mat(&m1.matrix3),
-            t1: [m1.translation.x, m1.translation.y, m1.translation.z].map(Vec4::splat),
-            dt: [dt.x, dt.y, dt.z].map(Vec4::splat),
+            t1: [Vec4::splat(t1.x), Vec4::splat(t1.y), Vec4::splat(t1.z)],
+            dt: [Vec4::splat(dt.x), Vec4::splat(dt.y), Vec4::splat(dt.z)],
         };
-        let mut k = start;
-        while k < four {
-            lanes4::<N, F>(&slerp, &c, verts, lanes, k, out);
-            k += 4;
-        }
-        for s in &verts[four..end] {
-            let rot = slerp.matrix::<F>(slerp.squares(1.0 - s.w));
-            let p = Vec3A::from(out.rest_position(s.v)) - s.c;
-            // Three independent chains (the kernel is latency-bound with one).
-            let mut a = F::mul_add(dt, Vec3A::splat(s.w), m1.translation);
-            a = F::mul_add(m0.matrix3.x_axis, Vec3A::splat(s.u0.x), a);
-            a = F::mul_add(m0.matrix3.y_axis, Vec3A::splat(s.u0.y), a);
-            a = F::mul_add(m0.matrix3.z_axis, Vec3A::splat(s.u0.z), a);
-            let mut b = m1.matrix3.x_axis * Vec3A::splat(s.u1.x);
-            b = F::mul_add(m1.matrix3.y_axis, Vec3A::splat(s.u1.y), b);
-            b = F::mul_add(m1.matrix3.z_axis, Vec3A::splat(s.u1.z), b);
-            let mut cc = rot.x_axis * Vec3A::splat(p.x);
-            cc = F::mul_add(rot.y_axis, Vec3A::splat(p.y), cc);
-            cc = F::mul_add(rot.z_axis, Vec3A::splat(p.z), cc);
-            out.set_position(s.v, a + b + cc);
-            if N {
-                let n = out.rest_normal(s.v);
-                let q = F::mul_add(
-                    rot.x_axis,
-                    Vec3A::splat(n.x),
-                    F::mul_add(
-                        rot.y_axis,
-                        Vec3A::splat(n.y),
-                        rot.z_axis * Vec3A::splat(n.z),
-                    ),
-                );
-                out.set_normal(s.v, q);
-            }
+        for k in (r.start as usize..r.end as usize).step_by(4) {
+            lanes4::<N>(slerp, &c, lanes, k, out);
         }
     }
 }
 
 /// Four vectors as lanes: `[xs, ys, zs]`.
 #[inline(always)]
-fn gather(v: [Vec3; 4]) -> [Vec4; 3] {
+fn gather(v: [glam::Vec3; 4]) -> [Vec4; 3] {
     let t = glam::Mat4::from_cols(
         v[0].extend(0.0),
         v[1].extend(0.0),
@@ -287,89 +270,53 @@ fn gather(v: [Vec3; 4]) -> [Vec4; 3] {
     [t.x_axis, t.y_axis, t.z_axis]
 }
 
-/// Vertices `k..k + 4` of the span (one run) in lanes.
+/// Lanes `k..k + 4` (one run).
 #[inline(always)]
-fn lanes4<const N: bool, F: MulAdd>(
+fn lanes4<const N: bool>(
     slerp: &PairSlerp,
     c: &RunLanes,
-    verts: &[Sdef],
     lanes: &SdefLanes,
     k: usize,
     out: &mut Out<'_>,
 ) {
     let load = |v: &[f32]| Vec4::from_slice(&v[k..k + 4]);
     let w = load(&lanes.w);
-    let t = Vec4::ONE - w;
-    // Slerp coefficients a (of q0) and b (of q1) per lane.
-    let (a, b) = if slerp.near {
-        let (a, b) = (Vec4::ONE - t, t);
-        let len2 = a * a + b * b + a * b * Vec4::splat(2.0 * slerp.dot);
-        let inv = Vec4::ONE / Vec4::new(len2.x.sqrt(), len2.y.sqrt(), len2.z.sqrt(), len2.w.sqrt());
-        (a * inv, b * inv)
-    } else {
-        let theta = Vec4::splat(slerp.theta);
-        let inv = Vec4::splat(slerp.inv_sin);
-        (sin4((Vec4::ONE - t) * theta) * inv, sin4(t * theta) * inv)
-    };
+    let (a, b) = coefficients4(slerp, w);
     let (aa, ab, bb) = (a * a, Vec4::splat(2.0) * a * b, b * b);
     // The rotation, element [column][row], per lane.
     let mut rot = [[Vec4::ZERO; 3]; 3];
     for ((r, f0), (cr, f1)) in rot.iter_mut().zip(&c.f0).zip(c.cross.iter().zip(&c.f1)) {
         for k in 0..3 {
-            r[k] = F::mul_add4(f0[k], aa, F::mul_add4(cr[k], ab, f1[k] * bb));
+            r[k] = f0[k] * aa + cr[k] * ab + f1[k] * bb;
         }
     }
-    let ids = [verts[k].v, verts[k + 1].v, verts[k + 2].v, verts[k + 3].v];
-    // Array of structures to lanes and back by 4×4 transposes (SSE shuffles).
-    let rest = gather([
-        out.rest_position(ids[0]),
-        out.rest_position(ids[1]),
-        out.rest_position(ids[2]),
-        out.rest_position(ids[3]),
-    ]);
-    let d = [
-        rest[0] - load(&lanes.c[0]),
-        rest[1] - load(&lanes.c[1]),
-        rest[2] - load(&lanes.c[2]),
-    ];
+    let ids = [lanes.v[k], lanes.v[k + 1], lanes.v[k + 2], lanes.v[k + 3]];
+    let rest = gather(ids.map(|v| out.rest_position(v)));
+    let cc = [load(&lanes.c[0]), load(&lanes.c[1]), load(&lanes.c[2])];
+    let d = [rest[0] - cc[0], rest[1] - cc[1], rest[2] - cc[2]];
     let u0 = [load(&lanes.u0[0]), load(&lanes.u0[1]), load(&lanes.u0[2])];
-    let u1 = [load(&lanes.u1[0]), load(&lanes.u1[1]), load(&lanes.u1[2])];
+    // u0 + u1 = C (the corrected radius points average to C).
+    let u1 = [cc[0] - u0[0], cc[1] - u0[1], cc[2] - u0[2]];
     let mut p = [Vec4::ZERO; 3];
     for (row, pr) in p.iter_mut().enumerate() {
-        let mut a = F::mul_add4(c.dt[row], w, c.t1[row]);
-        a = F::mul_add4(c.m0[0][row], u0[0], a);
-        a = F::mul_add4(c.m0[1][row], u0[1], a);
-        a = F::mul_add4(c.m0[2][row], u0[2], a);
-        let mut b = c.m1[0][row] * u1[0];
-        b = F::mul_add4(c.m1[1][row], u1[1], b);
-        b = F::mul_add4(c.m1[2][row], u1[2], b);
-        let mut r = rot[0][row] * d[0];
-        r = F::mul_add4(rot[1][row], d[1], r);
-        r = F::mul_add4(rot[2][row], d[2], r);
-        *pr = a + b + r;
+        let a = c.dt[row] * w + c.t1[row] + c.m0[0][row] * u0[0] + c.m0[1][row] * u0[1];
+        let b = c.m0[2][row] * u0[2] + c.m1[0][row] * u1[0] + c.m1[1][row] * u1[1];
+        let r = c.m1[2][row] * u1[2] + rot[0][row] * d[0] + rot[1][row] * d[1];
+        *pr = a + b + r + rot[2][row] * d[2];
     }
     let t = glam::Mat4::from_cols(p[0], p[1], p[2], Vec4::ZERO).transpose();
     for (col, &v) in [t.x_axis, t.y_axis, t.z_axis, t.w_axis].iter().zip(&ids) {
-        out.set_position(v, Vec3A::from_vec4(*col));
+        out.set_position(v, glam::Vec3A::from_vec4(*col));
     }
     if N {
-        let n = gather([
-            out.rest_normal(ids[0]),
-            out.rest_normal(ids[1]),
-            out.rest_normal(ids[2]),
-            out.rest_normal(ids[3]),
-        ]);
+        let n = gather(ids.map(|v| out.rest_normal(v)));
         let mut q = [Vec4::ZERO; 3];
         for (row, qr) in q.iter_mut().enumerate() {
-            *qr = F::mul_add4(
-                rot[0][row],
-                n[0],
-                F::mul_add4(rot[1][row], n[1], rot[2][row] * n[2]),
-            );
+            *qr = rot[0][row] * n[0] + rot[1][row] * n[1] + rot[2][row] * n[2];
         }
         let t = glam::Mat4::from_cols(q[0], q[1], q[2], Vec4::ZERO).transpose();
         for (col, &v) in [t.x_axis, t.y_axis, t.z_axis, t.w_axis].iter().zip(&ids) {
-            out.set_normal(v, Vec3A::from_vec4(*col));
+            out.set_normal(v, glam::Vec3A::from_vec4(*col));
         }
     }
 }
@@ -379,11 +326,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn polynomial_sine_is_accurate_over_the_quarter_turn() {
-        for i in 0..=1000 {
-            let x = std::f32::consts::FRAC_PI_2 * i as f32 / 1000.0;
-            assert!((sin_quarter_turn(x) - x.sin()).abs() < 1e-6, "{x}");
+    fn slerp_sine_polynomial_is_accurate() {
+        for theta in [1e-3f32, 0.05, 0.5, 1.0, 1.3, std::f32::consts::FRAC_PI_2] {
+            let c = sine_coefficients(theta, 1.0 / theta.sin());
+            for i in 0..=100 {
+                let w = i as f32 / 100.0;
+                let want = ((w * theta) as f64).sin() / (theta as f64).sin();
+                let got = sine4(&c, Vec4::splat(w)).x as f64;
+                assert!(
+                    (got - want).abs() < 1e-6,
+                    "θ {theta}, w {w}: {got} vs {want}"
+                );
+            }
         }
+    }
+
+    #[test]
+    fn polynomial_arc_cosine_is_accurate_over_the_unit_interval() {
+        for i in 0..=10_000 {
+            let x = i as f32 / 10_000.0;
+            assert!((acos_unit(x) - x.acos()).abs() < 1e-6, "{x}");
+        }
+    }
+
+    #[test]
+    fn quadratic_form_is_the_rotation_matrix() {
+        for q in [
+            Quat::from_euler(glam::EulerRot::XYZ, 0.3, 1.2, -0.4),
+            Quat::from_rotation_z(-2.5),
+            Quat::IDENTITY,
+        ] {
+            let (want, got) = (Mat3A::from_quat(q), quadratic(q));
+            assert!(want.abs_diff_eq(got, 1e-6), "{want} vs {got}");
+        }
+        // B(p, q) is the polarisation of the quadratic form.
+        let (p, q) = (
+            Vec4::new(0.1, -0.7, 0.3, 0.5),
+            Vec4::new(0.4, 0.2, -0.6, 0.1),
+        );
+        let want = (bilinear(p + q, p + q) - bilinear(p, p) - bilinear(q, q)) * 0.5;
+        assert!(bilinear(p, q).abs_diff_eq(want, 1e-6));
     }
 
     #[test]
@@ -395,15 +377,81 @@ mod tests {
             a * Quat::from_rotation_x(0.001),
             a,
         ] {
-            let s = PairSlerp::new(a, b);
+            let s = PairSlerp::new(a, b, &quadratic(a), &quadratic(b));
             for k in 0..=10 {
                 let t = k as f32 / 10.0;
                 let want = Mat3A::from_quat(a.slerp(b, t));
-                let got = s.at::<Plain>(t);
+                let got = s.at(t);
                 for (w, g) in want.to_cols_array().iter().zip(got.to_cols_array()) {
                     assert!((w - g).abs() < 1e-5, "{t}: {want} vs {got}");
                 }
             }
+        }
+    }
+
+    /// The AVX2 kernel (eight lanes) and the portable one (four) give the same vertices.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn wide_and_portable_kernels_agree() {
+        use crate::{Influence, Skin, SkinMode, SkinScratch};
+        use glam::Vec3;
+        if !crate::fma::has_fma() {
+            return;
+        }
+        let count = 45;
+        let infl: Vec<Influence> = (0..count)
+            .map(|i| {
+                let f = i as f32;
+                Influence::Sdef {
+                    joints: [i as u32 % 3, 3 + (i as u32 / 20)],
+                    weight: (f * 0.137).fract(),
+                    c: Vec3::new(0.1 * f, 1.0, -0.2),
+                    r0: Vec3::new(0.1 * f, 0.5, -0.2 + 0.01 * f),
+                    r1: Vec3::new(0.1 * f, 1.5, -0.2),
+                }
+            })
+            .collect();
+        let mut m: Vec<Affine3A> = (0..6)
+            .map(|j| {
+                Affine3A::from_rotation_translation(
+                    Quat::from_euler(glam::EulerRot::XYZ, 0.3 * j as f32, -0.2, 0.7),
+                    Vec3::new(j as f32, 0.5, -1.0),
+                )
+            })
+            .collect();
+        // One pair nearly equal (normalised lerp).
+        m[3] = m[0] * Affine3A::from_quat(Quat::from_rotation_y(1e-3));
+        let p: Vec<Vec3> = (0..count)
+            .map(|i| Vec3::new(0.3 * i as f32, 1.1, 0.2))
+            .collect();
+        let n: Vec<Vec3> = (0..count)
+            .map(|i| Vec3::new(1.0, 0.1 * i as f32, 0.0).normalize())
+            .collect();
+        let skin = Skin::new(&infl, m.len()).unwrap();
+        let mut scratch = SkinScratch::new(&skin);
+        let (mut wp, mut wn) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
+        skin.deform(&mut scratch, SkinMode::Linear, &m, &p, &n, &mut wp, &mut wn)
+            .unwrap();
+        let (mut fp, mut fn_) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
+        let mut out = Out {
+            positions: &mut fp,
+            normals: &mut fn_,
+            rest_p: &p,
+            rest_n: &n,
+        };
+        let rotations = JointRotations {
+            quats: &scratch.rotations,
+            matrices: &scratch.rotation_matrices,
+        };
+        four::<true>(&skin.sdef_runs, rotations, &skin.sdef_lanes, &m, &mut out);
+        for v in 0..count {
+            assert!(
+                (wp[v] - fp[v]).length() < 1e-5,
+                "{v}: {} vs {}",
+                wp[v],
+                fp[v]
+            );
+            assert!((wn[v] - fn_[v]).length() < 1e-5, "{v} normal");
         }
     }
 }

@@ -1,7 +1,7 @@
 //! [`Skin`]: a mesh's vertex influences compiled into spans of equal kind, and the job that
 //! deforms positions and normals with a pose's skinning matrices.
 
-use glam::{Affine3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
 use crate::dual_quat::DualQuat;
 use crate::{Influence, SkinError};
@@ -69,24 +69,28 @@ pub(crate) struct Sdef {
     pub c: Vec3A,
     /// Midpoint of C and the corrected R0, times the weight of `j[0]`.
     pub u0: Vec3A,
-    /// Midpoint of C and the corrected R1, times the weight of `j[1]`.
-    pub u1: Vec3A,
 }
 
-/// The SDEF span as structure of arrays (same order as `Skin::sdef`), for the four-lane
-/// kernel.
+/// The SDEF span as structure of arrays for the lane kernels (`sdef.rs`): `Skin::sdef`'s
+/// order, each run padded to a multiple of [`SDEF_BLOCK`] lanes with copies of its last
+/// vertex (which then is written more than once with the same value).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SdefLanes {
+    pub v: Vec<u32>,
     pub w: Vec<f32>,
     pub c: [Vec<f32>; 3],
     pub u0: [Vec<f32>; 3],
-    pub u1: [Vec<f32>; 3],
 }
 
-/// A run of SDEF vertices sharing their joints: `sdef[start..end]`.
+/// Lanes per SDEF block: every run's lane range is a whole number of blocks.
+pub(crate) const SDEF_BLOCK: usize = 8;
+
+/// A run of SDEF vertices sharing their joints: lanes `start..end` of [`SdefLanes`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SdefRun {
     pub j: [u32; 2],
+    /// Whether the run holds the mesh's last vertex (no 16-byte loads of it: nothing follows).
+    pub holds_last: bool,
     pub start: u32,
     pub end: u32,
 }
@@ -117,6 +121,8 @@ pub struct Skin {
 #[derive(Debug, Clone, Default)]
 pub struct SkinScratch {
     pub(crate) rotations: Vec<Quat>,
+    /// The rotations as matrices (SDEF's quadratic form, `sdef.rs`).
+    pub(crate) rotation_matrices: Vec<Mat3A>,
     pub(crate) duals: Vec<DualQuat>,
 }
 
@@ -126,6 +132,7 @@ impl SkinScratch {
     pub fn new(skin: &Skin) -> Self {
         Self {
             rotations: vec![Quat::IDENTITY; skin.joint_count],
+            rotation_matrices: vec![Mat3A::IDENTITY; skin.joint_count],
             duals: vec![DualQuat::IDENTITY; skin.joint_count],
         }
     }
@@ -279,24 +286,31 @@ impl Skin {
         }
         // Runs of one joint pair share their slerp set-up (see `sdef.rs`).
         skin.sdef.sort_by_key(|s| (s.j, s.v));
-        for s in &skin.sdef {
+        let mut at = 0;
+        while at < skin.sdef.len() {
+            let j = skin.sdef[at].j;
+            let len = skin.sdef[at..].iter().take_while(|s| s.j == j).count();
             let l = &mut skin.sdef_lanes;
-            l.w.push(s.w);
-            for k in 0..3 {
-                l.c[k].push(s.c[k]);
-                l.u0[k].push(s.u0[k]);
-                l.u1[k].push(s.u1[k]);
+            let start = l.w.len() as u32;
+            let padded = len.div_ceil(SDEF_BLOCK) * SDEF_BLOCK;
+            for k in 0..padded {
+                let s = &skin.sdef[at + k.min(len - 1)];
+                l.v.push(s.v);
+                l.w.push(s.w);
+                for k in 0..3 {
+                    l.c[k].push(s.c[k]);
+                    l.u0[k].push(s.u0[k]);
+                }
             }
-        }
-        for (k, s) in skin.sdef.iter().enumerate() {
-            match skin.sdef_runs.last_mut() {
-                Some(run) if run.j == s.j => run.end += 1,
-                _ => skin.sdef_runs.push(SdefRun {
-                    j: s.j,
-                    start: k as u32,
-                    end: k as u32 + 1,
-                }),
-            }
+            skin.sdef_runs.push(SdefRun {
+                j,
+                holds_last: skin.sdef[at..at + len]
+                    .iter()
+                    .any(|s| s.v as usize + 1 == skin.vertex_count),
+                start,
+                end: l.w.len() as u32,
+            });
+            at += len;
         }
         Ok(skin)
     }
@@ -462,6 +476,14 @@ impl Skin {
                     *d = DualQuat::from_rotation_translation(*q, m.translation.into());
                 }
             }
+            if !self.sdef.is_empty() {
+                scratch
+                    .rotation_matrices
+                    .resize(self.joint_count, Mat3A::IDENTITY);
+                for (f, q) in scratch.rotation_matrices.iter_mut().zip(&scratch.rotations) {
+                    *f = crate::sdef::quadratic(*q);
+                }
+            }
         }
         let out = Out {
             positions: out_positions,
@@ -513,10 +535,12 @@ impl Skin {
         }
         crate::sdef::run::<N>(
             &self.sdef_runs,
-            &self.sdef,
+            crate::sdef::JointRotations {
+                quats: &scratch.rotations,
+                matrices: &scratch.rotation_matrices,
+            },
             &self.sdef_lanes,
             m,
-            &scratch.rotations,
             &mut out,
         );
     }
@@ -542,18 +566,17 @@ pub(crate) fn rotation_of(m: &Affine3A) -> Quat {
 }
 
 /// Precomputes an SDEF vertex: the radius points corrected so their weighted mean is C, and
-/// the midpoints of C with each (saba / MMD's construction).
+/// the midpoints of C with each (saba / MMD's construction); the kernels keep the first
+/// midpoint times its weight, `u0`, and recover the second's, `u1 = C − u0`.
 pub(crate) fn sdef_vertex(v: u32, j: [u32; 2], w: f32, c: Vec3, r0: Vec3, r1: Vec3) -> Sdef {
     let rw = r0 * w + r1 * (1.0 - w);
     let r0 = c + r0 - rw;
-    let r1 = c + r1 - rw;
     Sdef {
         v,
         j,
         w,
         c: c.into(),
         u0: ((c + r0) * (0.5 * w)).into(),
-        u1: ((c + r1) * (0.5 * (1.0 - w))).into(),
     }
 }
 

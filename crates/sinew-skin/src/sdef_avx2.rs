@@ -1,0 +1,317 @@
+//! The SDEF kernel over eight lanes in AVX2 + FMA registers (x86-64, picked at run time): the
+//! same arithmetic as `sdef.rs`'s portable kernel, twice the lanes per instruction. Vertices
+//! `k..k + 4` sit in the low halves, `k + 4..k + 8` in the high ones, so moving positions and
+//! normals between the mesh's `[Vec3]` and lanes takes in-lane 4×4 transposes only.
+
+use std::arch::x86_64::{
+    __m128, __m256, _mm256_add_ps, _mm256_castps256_ps128, _mm256_div_ps, _mm256_extractf128_ps,
+    _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
+    _mm256_set_m128, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_sub_ps, _mm256_unpackhi_ps,
+    _mm256_unpacklo_ps, _mm_castps_pd, _mm_cvtsd_f64, _mm_cvtss_f32, _mm_loadu_ps, _mm_movehl_ps,
+    _mm_set_ps,
+};
+
+use glam::{Affine3A, Mat3A, Vec3};
+
+use crate::sdef::{JointRotations, PairSlerp};
+use crate::skin::{Out, SdefLanes, SdefRun};
+
+/// One run's constants, element `[column][row]`, broadcast over eight lanes. The slerp's
+/// matrices need two columns: a rotation's third is the cross product of the first two.
+struct Constants {
+    sine: [__m256; 5],
+    f0: [[__m256; 3]; 2],
+    cross: [[__m256; 3]; 2],
+    f1: [[__m256; 3]; 2],
+    m0: [[__m256; 3]; 3],
+    m1: [[__m256; 3]; 3],
+    t1: [__m256; 3],
+    dt: [__m256; 3],
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn splat_two(m: &Mat3A) -> [[__m256; 3]; 2] {
+    let c = m.to_cols_array_2d();
+    let s = _mm256_set1_ps;
+    [
+        [s(c[0][0]), s(c[0][1]), s(c[0][2])],
+        [s(c[1][0]), s(c[1][1]), s(c[1][2])],
+    ]
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn splat_mat(m: &Mat3A) -> [[__m256; 3]; 3] {
+    let c = m.to_cols_array_2d();
+    let s = _mm256_set1_ps;
+    [
+        [s(c[0][0]), s(c[0][1]), s(c[0][2])],
+        [s(c[1][0]), s(c[1][1]), s(c[1][2])],
+        [s(c[2][0]), s(c[2][1]), s(c[2][2])],
+    ]
+}
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn splat_vec(v: glam::Vec3A) -> [__m256; 3] {
+    [
+        _mm256_set1_ps(v.x),
+        _mm256_set1_ps(v.y),
+        _mm256_set1_ps(v.z),
+    ]
+}
+
+/// `w·Σₖ c[k]·w²ᵏ` over eight lanes (Horner; `PairSlerp::sine`).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn sine8(c: &[__m256; 5], w: __m256) -> __m256 {
+    let w2 = _mm256_mul_ps(w, w);
+    let mut p = _mm256_fmadd_ps(c[4], w2, c[3]);
+    p = _mm256_fmadd_ps(p, w2, c[2]);
+    p = _mm256_fmadd_ps(p, w2, c[1]);
+    _mm256_mul_ps(w, _mm256_fmadd_ps(p, w2, c[0]))
+}
+
+/// Vertex `v`'s three floats in the low lanes (a 16-byte load when `WIDE`: `v` is not the
+/// last vertex).
+///
+/// # Safety
+/// `v < rest.len()`, and `v + 1 < rest.len()` when `WIDE`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn load_vertex<const WIDE: bool>(rest: &[Vec3], v: u32) -> __m128 {
+    let v = v as usize;
+    debug_assert!(v < rest.len() && (!WIDE || v + 1 < rest.len()));
+    if WIDE {
+        // SAFETY: vertices v and v + 1 exist, so 16 bytes from v's start are in the slice.
+        unsafe { _mm_loadu_ps(rest.as_ptr().add(v).cast::<f32>()) }
+    } else {
+        // SAFETY: v is in the slice (caller).
+        let p = unsafe { *rest.get_unchecked(v) };
+        _mm_set_ps(0.0, p.z, p.y, p.x)
+    }
+}
+
+/// The eight lanes' vectors of `ids` as `[xs, ys, zs]`.
+///
+/// # Safety
+/// Every id below `rest.len()`; below `rest.len() - 1` when `WIDE`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gather<const WIDE: bool>(rest: &[Vec3], ids: &[u32]) -> [__m256; 3] {
+    // SAFETY: the caller's ids are in range.
+    let row = |i: usize| unsafe {
+        _mm256_set_m128(
+            load_vertex::<WIDE>(rest, ids[i + 4]),
+            load_vertex::<WIDE>(rest, ids[i]),
+        )
+    };
+    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+    let t0 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
+    let t1 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
+    let t2 = _mm256_unpackhi_ps(r0, r1); // z0 z1 . .
+    let t3 = _mm256_unpackhi_ps(r2, r3); // z2 z3 . .
+    [
+        _mm256_shuffle_ps::<0x44>(t0, t1),
+        _mm256_shuffle_ps::<0xEE>(t0, t1),
+        _mm256_shuffle_ps::<0x44>(t2, t3),
+    ]
+}
+
+/// Writes the low three lanes of `x` as a `Vec3` (12 bytes: the next vertex is untouched).
+///
+/// # Safety
+/// `at` valid for writing a `Vec3`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn store_vertex(at: *mut Vec3, x: __m128) {
+    let f = at.cast::<f32>();
+    // SAFETY: 8 + 4 bytes of one `Vec3` (caller).
+    unsafe {
+        f.cast::<f64>()
+            .write_unaligned(_mm_cvtsd_f64(_mm_castps_pd(x)));
+        f.add(2).write(_mm_cvtss_f32(_mm_movehl_ps(x, x)));
+    }
+}
+
+/// Writes lanes `[xs, ys, zs]` to the vertices `ids` of `to`.
+///
+/// # Safety
+/// Every id below `to.len()`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn scatter(to: &mut [Vec3], ids: &[u32], v: [__m256; 3]) {
+    let t0 = _mm256_unpacklo_ps(v[0], v[1]); // x0 y0 x1 y1
+    let t1 = _mm256_unpackhi_ps(v[0], v[1]); // x2 y2 x3 y3
+    let t2 = _mm256_unpacklo_ps(v[2], v[2]); // z0 z0 z1 z1
+    let t3 = _mm256_unpackhi_ps(v[2], v[2]); // z2 z2 z3 z3
+    let rows = [
+        _mm256_shuffle_ps::<0x44>(t0, t2),
+        _mm256_shuffle_ps::<0xEE>(t0, t2),
+        _mm256_shuffle_ps::<0x44>(t1, t3),
+        _mm256_shuffle_ps::<0xEE>(t1, t3),
+    ];
+    let base = to.as_mut_ptr();
+    for (i, r) in rows.into_iter().enumerate() {
+        debug_assert!((ids[i] as usize) < to.len() && (ids[i + 4] as usize) < to.len());
+        // SAFETY: the caller's ids are in range.
+        unsafe {
+            store_vertex(base.add(ids[i] as usize), _mm256_castps256_ps128(r));
+            store_vertex(base.add(ids[i + 4] as usize), _mm256_extractf128_ps::<1>(r));
+        }
+    }
+}
+
+/// The SDEF span, eight lanes at a time.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `runs` and `lanes` come from one `Skin` (whole blocks of eight,
+/// vertex ids below its vertex count) and `out`'s slices were checked against that count
+/// (normals when `N`); `m` and `rotations` cover the skin's joints.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn run<const N: bool>(
+    runs: &[SdefRun],
+    rotations: JointRotations<'_>,
+    lanes: &SdefLanes,
+    m: &[Affine3A],
+    out: &mut Out<'_>,
+) {
+    for r in runs {
+        let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
+        let slerp = &rotations.pair(r);
+        let (m0, m1) = (&m[j0], &m[j1]);
+        let c = Constants {
+            sine: slerp.sine.map(|c| _mm256_set1_ps(c)),
+            f0: splat_two(&slerp.f0),
+            cross: splat_two(&slerp.cross),
+            f1: splat_two(&slerp.f1),
+            m0: splat_mat(&m0.matrix3),
+            m1: splat_mat(&m1.matrix3),
+            t1: splat_vec(m1.translation),
+            dt: splat_vec(m0.translation - m1.translation),
+        };
+        let (start, end) = (r.start as usize, r.end as usize);
+        debug_assert!(end <= lanes.w.len() && (end - start) % 8 == 0);
+        for k in (start..end).step_by(8) {
+            // SAFETY: lanes `k..k + 8` exist (whole blocks), the last vertex only in runs
+            // that hold it; the rest is the caller's.
+            unsafe {
+                if r.holds_last {
+                    block::<N, false>(slerp, &c, lanes, k, out);
+                } else {
+                    block::<N, true>(slerp, &c, lanes, k, out);
+                }
+            }
+        }
+    }
+}
+
+/// The slerp's `(a², 2ab, b²)` for joint-0 weights `w`, where
+/// `slerp(q0, q1, 1 − w) = a·q0 + b·q1`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn squares(slerp: &PairSlerp, sine: &[__m256; 5], w: __m256) -> (__m256, __m256, __m256) {
+    let s = _mm256_set1_ps;
+    let t = _mm256_sub_ps(s(1.0), w);
+    // Slerp coefficients a (of q0) and b (of q1): slerp(q0, q1, 1 − w) = a·q0 + b·q1.
+    let (a, b) = if slerp.near {
+        let wt = _mm256_mul_ps(w, t);
+        let len2 = _mm256_fmadd_ps(
+            wt,
+            s(2.0 * slerp.dot),
+            _mm256_fmadd_ps(w, w, _mm256_mul_ps(t, t)),
+        );
+        let inv = _mm256_div_ps(s(1.0), _mm256_sqrt_ps(len2));
+        (_mm256_mul_ps(w, inv), _mm256_mul_ps(t, inv))
+    } else {
+        (sine8(sine, w), sine8(sine, t))
+    };
+    (
+        _mm256_mul_ps(a, a),
+        _mm256_mul_ps(_mm256_add_ps(a, a), b),
+        _mm256_mul_ps(b, b),
+    )
+}
+
+/// Lanes `k..k + 8` of one run.
+///
+/// # Safety
+/// As [`run`], `k + 8 <= lanes.w.len()`, and no lane holds the mesh's last vertex when
+/// `WIDE`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn block<const N: bool, const WIDE: bool>(
+    slerp: &PairSlerp,
+    c: &Constants,
+    lanes: &SdefLanes,
+    k: usize,
+    out: &mut Out<'_>,
+) {
+    let s = _mm256_set1_ps;
+    // SAFETY: `k + 8` lanes exist in every array of `lanes` (caller).
+    let load = |v: &[f32]| unsafe { _mm256_loadu_ps(v.as_ptr().add(k)) };
+    let w = load(&lanes.w);
+    let (aa, ab, bb) = squares(slerp, &c.sine, w);
+    let mut rot = [[s(0.0); 3]; 3];
+    for (col, r) in rot.iter_mut().take(2).enumerate() {
+        for (row, x) in r.iter_mut().enumerate() {
+            *x = _mm256_fmadd_ps(
+                c.f0[col][row],
+                aa,
+                _mm256_fmadd_ps(c.cross[col][row], ab, _mm256_mul_ps(c.f1[col][row], bb)),
+            );
+        }
+    }
+    let cross = |a: usize, b: usize| {
+        _mm256_fmsub_ps(rot[0][a], rot[1][b], _mm256_mul_ps(rot[0][b], rot[1][a]))
+    };
+    rot[2] = [cross(1, 2), cross(2, 0), cross(0, 1)];
+    let ids = &lanes.v[k..k + 8];
+    // SAFETY: ids below the vertex count, which `rest_p` has (caller).
+    let rest = unsafe { gather::<WIDE>(out.rest_p, ids) };
+    let cc = [load(&lanes.c[0]), load(&lanes.c[1]), load(&lanes.c[2])];
+    let d = [
+        _mm256_sub_ps(rest[0], cc[0]),
+        _mm256_sub_ps(rest[1], cc[1]),
+        _mm256_sub_ps(rest[2], cc[2]),
+    ];
+    let u0 = [load(&lanes.u0[0]), load(&lanes.u0[1]), load(&lanes.u0[2])];
+    // u0 + u1 = C (the corrected radius points average to C).
+    let u1 = [
+        _mm256_sub_ps(cc[0], u0[0]),
+        _mm256_sub_ps(cc[1], u0[1]),
+        _mm256_sub_ps(cc[2], u0[2]),
+    ];
+    let mut p = [s(0.0); 3];
+    for (row, pr) in p.iter_mut().enumerate() {
+        // Three independent chains, summed at the end.
+        let mut x = _mm256_fmadd_ps(c.dt[row], w, c.t1[row]);
+        x = _mm256_fmadd_ps(c.m0[0][row], u0[0], x);
+        x = _mm256_fmadd_ps(c.m0[1][row], u0[1], x);
+        x = _mm256_fmadd_ps(c.m0[2][row], u0[2], x);
+        let mut y = _mm256_mul_ps(c.m1[0][row], u1[0]);
+        y = _mm256_fmadd_ps(c.m1[1][row], u1[1], y);
+        y = _mm256_fmadd_ps(c.m1[2][row], u1[2], y);
+        let mut z = _mm256_mul_ps(rot[0][row], d[0]);
+        z = _mm256_fmadd_ps(rot[1][row], d[1], z);
+        z = _mm256_fmadd_ps(rot[2][row], d[2], z);
+        *pr = _mm256_add_ps(_mm256_add_ps(x, y), z);
+    }
+    // SAFETY: ids below the vertex count, which `positions` has (caller).
+    unsafe { scatter(out.positions, ids, p) };
+    if N {
+        // SAFETY: with normals, `rest_n` and `normals` have the vertex count (caller).
+        let n = unsafe { gather::<WIDE>(out.rest_n, ids) };
+        let mut q = [s(0.0); 3];
+        for (row, qr) in q.iter_mut().enumerate() {
+            *qr = _mm256_fmadd_ps(
+                rot[0][row],
+                n[0],
+                _mm256_fmadd_ps(rot[1][row], n[1], _mm256_mul_ps(rot[2][row], n[2])),
+            );
+        }
+        // SAFETY: as above.
+        unsafe { scatter(out.normals, ids, q) };
+    }
+}
