@@ -34,11 +34,7 @@ fn case(
         .iter()
         .map(|l| {
             let limit = l.limit.map_or("null".to_owned(), |r| {
-                format!(
-                    "{{ \"min\": {}, \"max\": {} }}",
-                    vec(r.min()),
-                    vec(r.max())
-                )
+                format!("{{ \"min\": {}, \"max\": {} }}", vec(r.min()), vec(r.max()))
             });
             format!(
                 "{{ \"position\": {}, \"limit\": {limit} }}",
