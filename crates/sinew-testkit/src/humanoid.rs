@@ -343,6 +343,20 @@ impl Humanoid {
     /// If `keys < 2`.
     #[must_use]
     pub fn walk_clip(&self, keys: usize, phase: f32) -> Arc<Clip> {
+        self.walk(keys, phase, false)
+    }
+
+    /// [`Self::walk_clip`] in the shape of ozz-animation's sampling benchmark clips: `keys`
+    /// translation and rotation keys per bone, and its scale keyed once.
+    ///
+    /// # Panics
+    /// If `keys < 2`.
+    #[must_use]
+    pub fn walk_clip_scale_once(&self, keys: usize, phase: f32) -> Arc<Clip> {
+        self.walk(keys, phase, true)
+    }
+
+    fn walk(&self, keys: usize, phase: f32, scale_once: bool) -> Arc<Clip> {
         assert!(keys >= 2, "a clip needs two keys");
         let n = self.skeleton.len();
         let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
@@ -363,7 +377,11 @@ impl Humanoid {
                         times.clone(),
                         frames.iter().map(|p| p[i].rotation).collect(),
                     ))
-                    .with_scale(track(&|t| t.scale)),
+                    .with_scale(if scale_once {
+                        Track::linear(vec![0.0], vec![frames[0][i].scale])
+                    } else {
+                        track(&|t| t.scale)
+                    }),
             );
         }
         b.build().expect("the walk bakes into a valid clip")

@@ -57,8 +57,17 @@ struct SoaFrame {
 }
 
 impl<'h> Pipeline<'h> {
-    fn new(h: &'h Humanoid, keys: usize) -> Self {
-        let clips = [h.walk_clip(keys, 0.0), h.walk_clip(keys, 0.37)];
+    /// `scale_once`: ozz-animation's clip shape (translation and rotation keyed `keys` times,
+    /// scale once) instead of every channel keyed at the same times.
+    fn new(h: &'h Humanoid, keys: usize, scale_once: bool) -> Self {
+        let walk = |phase| {
+            if scale_once {
+                h.walk_clip_scale_once(keys, phase)
+            } else {
+                h.walk_clip(keys, phase)
+            }
+        };
+        let clips = [walk(0.0), walk(0.37)];
         let bindings = clips.clone().map(|c| ClipBinding::new(&c, &h.skeleton));
         let caches = [
             SampleCache::for_binding(&bindings[0]),
@@ -188,10 +197,46 @@ fn bench_anim(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
 
     for keys in [5usize, 31] {
-        let clip = h.walk_clip(keys, 0.0);
+        // ozz-animation's clip shape: translation and rotation keyed `keys` times, scale once.
+        let clip = h.walk_clip_scale_once(keys, 0.0);
         let binding = ClipBinding::new(&clip, &h.skeleton);
         let mut cache = SampleCache::for_binding(&binding);
         let mut out = h.skeleton.rest_pose().to_vec();
+        let mut soa = SoaPose::from_transforms(h.skeleton.rest_pose());
+        let mut t = 0.0f32;
+        group.bench_function(format!("sample/64j_{keys}keys_ozz_shape_60fps"), |b| {
+            b.iter(|| {
+                t += DT;
+                sample(
+                    &clip,
+                    &binding,
+                    &mut cache,
+                    black_box(t),
+                    Untracked::Keep,
+                    &mut out,
+                );
+                black_box(&out);
+            });
+        });
+        let mut t = 0.0f32;
+        group.bench_function(format!("sample/64j_{keys}keys_ozz_shape_60fps_soa"), |b| {
+            b.iter(|| {
+                t += DT;
+                sample_soa(
+                    &clip,
+                    &binding,
+                    &mut cache,
+                    black_box(t),
+                    Untracked::Keep,
+                    &mut soa,
+                );
+                black_box(&soa);
+            });
+        });
+
+        let clip = h.walk_clip(keys, 0.0);
+        let binding = ClipBinding::new(&clip, &h.skeleton);
+        let mut cache = SampleCache::for_binding(&binding);
         let mut t = 0.0f32;
         group.bench_function(format!("sample/64j_{keys}keys_linear_trs_60fps"), |b| {
             b.iter(|| {
@@ -292,13 +337,22 @@ fn bench_anim(c: &mut Criterion) {
     });
 
     for keys in [5usize, 31] {
-        let mut pipeline = Pipeline::new(&h, keys);
+        let mut pipeline = Pipeline::new(&h, keys, false);
         group.bench_function(
             format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps"),
             |b| b.iter(|| pipeline.frame()),
         );
         group.bench_function(
             format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps_soa"),
+            |b| b.iter(|| pipeline.frame_soa()),
+        );
+        let mut pipeline = Pipeline::new(&h, keys, true);
+        group.bench_function(
+            format!("pipeline/64j_{keys}keys_ozz_shape_2x_sample_blend_l2w_60fps"),
+            |b| b.iter(|| pipeline.frame()),
+        );
+        group.bench_function(
+            format!("pipeline/64j_{keys}keys_ozz_shape_2x_sample_blend_l2w_60fps_soa"),
             |b| b.iter(|| pipeline.frame_soa()),
         );
     }
@@ -310,7 +364,7 @@ fn min_report() {
     let n = h.skeleton.len();
     println!("min-of-batches ns/joint (64-joint humanoid, linear TRS, 1 s clip, 60 fps):");
     for keys in [5usize, 31] {
-        let mut p = Pipeline::new(&h, keys);
+        let mut p = Pipeline::new(&h, keys, false);
         let sample_ns = min_ns_per_joint(n, || {
             p.t += DT;
             p.sample(0, black_box(p.t));

@@ -134,7 +134,11 @@ impl ClipBinding {
             if let (Some(t), Some(r), Some(s)) = (&bt.translation, &bt.rotation, &bt.scale) {
                 let eased = [t.interpolation(), r.interpolation(), s.interpolation()]
                     .contains(&Interpolation::Bezier);
-                if !eased && t.times == r.times && t.times == s.times {
+                // One key-time array for the three channels; a channel with a single key is
+                // constant and follows any (ozz-animation's clips key scale once).
+                let times = bt.key_times().unwrap_or_default();
+                let follows = |k: &[f32]| k.len() == 1 || k == times;
+                if !eased && follows(&t.times) && follows(&r.times) && follows(&s.times) {
                     fused.push(Interpolation::Linear, i, b);
                     coverage[b] = 7;
                     continue;
@@ -258,12 +262,7 @@ impl ClipBinding {
 
 /// True when every fused bone's key times equal the first fused bone's.
 fn shared_times(clip: &Clip, fused: &ChannelBinding) -> bool {
-    let times = |i: &u32| {
-        clip.bone_tracks()[*i as usize]
-            .translation
-            .as_ref()
-            .map(|t| t.times.as_slice())
-    };
+    let times = |i: &u32| clip.bone_tracks()[*i as usize].key_times();
     let mut it = fused.poly_tracks.iter().map(times);
     match it.next() {
         Some(first @ Some(_)) => it.all(|t| t == first),

@@ -63,6 +63,19 @@ pub struct BoneTrack {
 }
 
 impl BoneTrack {
+    /// The key times that drive the bone's fused sampling: the longest of its channels' (a
+    /// channel with one key is constant, so it follows any key times).
+    pub(crate) fn key_times(&self) -> Option<&[f32]> {
+        [
+            self.translation.as_ref().map(|t| t.times.as_slice()),
+            self.rotation.as_ref().map(|t| t.times.as_slice()),
+            self.scale.as_ref().map(|t| t.times.as_slice()),
+        ]
+        .into_iter()
+        .flatten()
+        .max_by_key(|t| t.len())
+    }
+
     /// A bone track without channels.
     #[must_use]
     pub fn new(name: impl Into<String>) -> Self {

@@ -1,9 +1,10 @@
 //! Whole-bone ("fused") sampling records in structure-of-arrays blocks of eight bones.
 //!
-//! A fused bone has translation, rotation and scale tracks with the same key times, none of them
-//! Bézier-eased, so one normalised segment time serves all three. The cache keeps each bone's
-//! current segment as polynomial coefficients, eight bones per [`FusedBlock`] with one lane per
-//! bone, so evaluating a frame is a handful of 8-wide multiply-adds per block, one 8-wide
+//! A fused bone has translation, rotation and scale tracks with the same key times (or a
+//! single key: a constant channel follows any times, as ozz-animation's clips key scale once),
+//! none of them Bézier-eased, so one normalised segment time serves all three. The cache
+//! keeps each bone's current segment as polynomial coefficients, eight bones per
+//! [`FusedBlock`] with one lane per bone, so evaluating a frame is a handful of 8-wide multiply-adds per block, one 8-wide
 //! normalisation of the rotations and a transpose into the `Transform`s. When every fused bone
 //! shares one key-time array (baked clips), a single cursor serves them all.
 //!
@@ -88,11 +89,7 @@ pub(super) fn build_table(bones: &[BoneTrack], binding: &ClipBinding) -> Vec<Fus
     if !binding.fused_shared_times || binding.cubic || n == 0 {
         return Vec::new();
     }
-    let Some(times) = bones[binding.fused.poly_tracks[0] as usize]
-        .translation
-        .as_ref()
-        .map(|t| &t.times)
-    else {
+    let Some(times) = bones[binding.fused.poly_tracks[0] as usize].key_times() else {
         return Vec::new();
     };
     let segments = times.len() + 1;
@@ -205,11 +202,7 @@ pub(super) fn refill_fused(
         // One key-time array for every fused bone: one search, one range.
         let cur = &cache.cursors;
         if !(lt >= cur.lo[0] && lt < cur.hi[0]) {
-            let Some(times) = bones[ch.poly_tracks[0] as usize]
-                .translation
-                .as_ref()
-                .map(|t| &t.times)
-            else {
+            let Some(times) = bones[ch.poly_tracks[0] as usize].key_times() else {
                 return;
             };
             let p = locate(times, lt, cur.key[0]);
@@ -242,7 +235,7 @@ pub(super) fn refill_fused(
         let cur = &cache.cursors;
         if !(lt >= cur.lo[j] && lt < cur.hi[j]) {
             let bt = &bones[ch.poly_tracks[j] as usize];
-            let Some(times) = bt.translation.as_ref().map(|t| &t.times) else {
+            let Some(times) = bt.key_times() else {
                 continue;
             };
             let p = locate(times, lt, cur.key[j]);
@@ -421,12 +414,15 @@ mod avx2 {
                 else {
                     continue;
                 };
-                let last = tt.values.len() - 1;
-                let (ia, ib) = (p.saturating_sub(1).min(last), p.min(last));
+                // Each channel clamps to its own keys (a one-key channel is constant).
+                let at = |len: usize| (p.saturating_sub(1).min(len - 1), p.min(len - 1));
+                let (ia, ib) = at(tt.values.len());
                 t[0][l] = load3(&tt.values[ia]);
                 t[1][l] = load3(&tt.values[ib]);
+                let (ia, ib) = at(rt.values.len());
                 q[0][l] = load4(&rt.values[ia]);
                 q[1][l] = load4(&rt.values[ib]);
+                let (ia, ib) = at(st.values.len());
                 s[0][l] = load3(&st.values[ia]);
                 s[1][l] = load3(&st.values[ib]);
             }
@@ -684,6 +680,68 @@ mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
+    /// A channel keyed once samples as the same channel keyed at every key time with that value.
+    #[test]
+    fn one_key_channels_sample_as_constants() {
+        use crate::anim::{sample, BoneTrack, Clip, SampleCache, Track, Untracked};
+        use crate::{Parent, SkeletonBuilder};
+        use glam::{Quat, Vec3};
+        let mut sb = SkeletonBuilder::new();
+        sb.push("a", Parent::Root, Transform::IDENTITY);
+        sb.push("b", Parent::from("a"), Transform::IDENTITY);
+        let skel = sb.build().unwrap();
+        let times = vec![0.0, 0.25, 0.6, 1.0];
+        let t = |k: usize| Vec3::new(k as f32, 0.5 * k as f32, -0.2);
+        let q = |k: usize| Quat::from_rotation_y(0.4 * k as f32);
+        let scale = Vec3::new(1.0, 2.0, 0.5);
+        let clip = |expanded: bool| {
+            let s = if expanded {
+                Track::linear(times.clone(), vec![scale; times.len()])
+            } else {
+                Track::linear(vec![0.0], vec![scale])
+            };
+            Clip::builder("c")
+                .duration(1.0)
+                .bone(
+                    BoneTrack::new("a")
+                        .with_translation(Track::linear(times.clone(), (0..4).map(t).collect()))
+                        .with_rotation(Track::linear(times.clone(), (0..4).map(q).collect()))
+                        .with_scale(s.clone()),
+                )
+                .bone(
+                    BoneTrack::new("b")
+                        .with_translation(if expanded {
+                            Track::linear(times.clone(), vec![t(3); times.len()])
+                        } else {
+                            Track::linear(vec![0.7], vec![t(3)])
+                        })
+                        .with_rotation(Track::linear(times.clone(), (0..4).map(q).collect()))
+                        .with_scale(s),
+                )
+                .build()
+                .unwrap()
+        };
+        let (once, full) = (clip(false), clip(true));
+        let (bo, bf) = (
+            ClipBinding::new(&once, &skel),
+            ClipBinding::new(&full, &skel),
+        );
+        assert_eq!(bo.fused.len(), 2, "one-key channels keep the bone fused");
+        let (mut co, mut cf) = (SampleCache::new(), SampleCache::new());
+        let mut po = vec![Transform::IDENTITY; 2];
+        let mut pf = po.clone();
+        for i in 0..=70 {
+            let time = i as f32 * 0.0173 - 0.05;
+            sample(&once, &bo, &mut co, time, Untracked::Rest, &mut po);
+            sample(&full, &bf, &mut cf, time, Untracked::Rest, &mut pf);
+            for (a, b) in po.iter().zip(&pf) {
+                assert!(a.translation.abs_diff_eq(b.translation, 1e-6), "{time}");
+                assert!(a.rotation.abs_diff_eq(b.rotation, 1e-6), "{time}");
+                assert_eq!(a.scale, b.scale, "{time}");
+            }
+        }
+    }
+
     #[test]
     fn block_refill_matches_per_bone_refill() {
         use glam::{Quat, Vec3};
@@ -715,16 +773,29 @@ mod tests {
             let quats = (0..4).map(|k| {
                 Quat::from_xyzw(v(b, k, 3), v(b, k, 4), v(b, k, 5), v(b, k, 6)).normalize()
             });
+            // Some bones key a channel once (constant): it follows the others' key times.
+            let once = |v: Vec<Vec3>| Track::linear(vec![0.2], v[..1].to_vec());
+            let t = vec3(0).collect::<Vec<_>>();
+            let sc = vec3(7).collect::<Vec<_>>();
             builder = builder.bone(
                 crate::anim::BoneTrack::new(format!("b{b}"))
-                    .with_translation(Track::linear(times.clone(), vec3(0).collect()))
+                    .with_translation(if b % 4 == 2 {
+                        once(t)
+                    } else {
+                        Track::linear(times.clone(), t)
+                    })
                     .with_rotation(Track::linear(times.clone(), quats.collect()))
-                    .with_scale(Track::linear(times.clone(), vec3(7).collect())),
+                    .with_scale(if b % 3 == 1 {
+                        once(sc)
+                    } else {
+                        Track::linear(times.clone(), sc)
+                    }),
             );
         }
         let clip = builder.build().unwrap();
         let binding = ClipBinding::new(&clip, &skel);
         assert!(binding.fused_linear);
+        assert_eq!(binding.fused.len(), bones);
         for p in 0..=times.len() {
             let (_, _, start, k) = segment_range(&times, p);
             let mut a = FusedCache::default();
