@@ -4,8 +4,9 @@
 //! single key: a constant channel follows any times, as ozz-animation's clips key scale once),
 //! none of them Bézier-eased, so one normalised segment time serves all three. The cache
 //! keeps each bone's current segment as polynomial coefficients, eight bones per
-//! [`FusedBlock`] with one lane per bone, so evaluating a frame is a handful of 8-wide multiply-adds per block, one 8-wide
-//! normalisation of the rotations and a transpose into the `Transform`s. When every fused bone
+//! [`FusedBlock`] with one lane per bone, so evaluating a frame is a handful of 8-wide
+//! multiply-adds per block, one 8-wide normalisation of the rotations and a transpose into the
+//! `Transform`s. When every fused bone
 //! shares one key-time array (baked clips), a single cursor serves them all.
 //!
 //! The arithmetic per lane is the same, in the same order, as a per-bone `Vec4` evaluation
