@@ -343,7 +343,17 @@ impl Humanoid {
     /// If `keys < 2`.
     #[must_use]
     pub fn walk_clip(&self, keys: usize, phase: f32) -> Arc<Clip> {
-        self.walk(keys, phase, false)
+        self.walk(keys, phase, false, false)
+    }
+
+    /// [`Self::walk_clip`] with channels keyed apart, as many glTF exports are: `keys`
+    /// translation keys, `keys + 2` rotation keys at their own times, scale keyed once.
+    ///
+    /// # Panics
+    /// If `keys < 2`.
+    #[must_use]
+    pub fn walk_clip_keyed_apart(&self, keys: usize, phase: f32) -> Arc<Clip> {
+        self.walk(keys, phase, true, true)
     }
 
     /// [`Self::walk_clip`] in the shape of ozz-animation's sampling benchmark clips: `keys`
@@ -353,11 +363,18 @@ impl Humanoid {
     /// If `keys < 2`.
     #[must_use]
     pub fn walk_clip_scale_once(&self, keys: usize, phase: f32) -> Arc<Clip> {
-        self.walk(keys, phase, true)
+        self.walk(keys, phase, true, false)
     }
 
-    fn walk(&self, keys: usize, phase: f32, scale_once: bool) -> Arc<Clip> {
+    fn walk(&self, keys: usize, phase: f32, scale_once: bool, apart: bool) -> Arc<Clip> {
         assert!(keys >= 2, "a clip needs two keys");
+        // Rotation keys at their own times when `apart`.
+        let rkeys = if apart { keys + 2 } else { keys };
+        let rtimes: Vec<f32> = (0..rkeys).map(|k| k as f32 / (rkeys - 1) as f32).collect();
+        let mut rframes = vec![vec![Transform::IDENTITY; self.skeleton.len()]; rkeys];
+        for (f, &t) in rframes.iter_mut().zip(&rtimes) {
+            self.animate(phase + t, f);
+        }
         let n = self.skeleton.len();
         let times: Vec<f32> = (0..keys).map(|k| k as f32 / (keys - 1) as f32).collect();
         let mut frames = vec![vec![Transform::IDENTITY; n]; keys];
@@ -374,8 +391,8 @@ impl Humanoid {
                 BoneTrack::new(self.skeleton.name(bone))
                     .with_translation(track(&|t| t.translation))
                     .with_rotation(Track::linear(
-                        times.clone(),
-                        frames.iter().map(|p| p[i].rotation).collect(),
+                        rtimes.clone(),
+                        rframes.iter().map(|p| p[i].rotation).collect(),
                     ))
                     .with_scale(if scale_once {
                         Track::linear(vec![0.0], vec![frames[0][i].scale])

@@ -234,6 +234,44 @@ fn bench_anim(c: &mut Criterion) {
             });
         });
 
+        // Channels keyed apart: rotation at `keys + 2` times of its own.
+        let clip = h.walk_clip_keyed_apart(keys, 0.0);
+        let binding = ClipBinding::new(&clip, &h.skeleton);
+        let mut cache = SampleCache::for_binding(&binding);
+        let mut t = 0.0f32;
+        group.bench_function(format!("sample/64j_{keys}keys_channels_apart_60fps"), |b| {
+            b.iter(|| {
+                t += DT;
+                sample(
+                    &clip,
+                    &binding,
+                    &mut cache,
+                    black_box(t),
+                    Untracked::Keep,
+                    &mut out,
+                );
+                black_box(&out);
+            });
+        });
+        let mut t = 0.0f32;
+        group.bench_function(
+            format!("sample/64j_{keys}keys_channels_apart_60fps_soa"),
+            |b| {
+                b.iter(|| {
+                    t += DT;
+                    sample_soa(
+                        &clip,
+                        &binding,
+                        &mut cache,
+                        black_box(t),
+                        Untracked::Keep,
+                        &mut soa,
+                    );
+                    black_box(&soa);
+                });
+            },
+        );
+
         let clip = h.walk_clip(keys, 0.0);
         let binding = ClipBinding::new(&clip, &h.skeleton);
         let mut cache = SampleCache::for_binding(&binding);

@@ -60,6 +60,8 @@ pub struct ClipBinding {
     /// Bones whose translation, rotation and scale tracks share key times and are not eased:
     /// sampled as one record per bone (`poly_tracks` index bone tracks).
     pub(crate) fused: ChannelBinding,
+    /// Per fused bone: its channels key at different times (each keeps its own segment).
+    pub(crate) fused_mixed: Vec<bool>,
     /// True when every fused bone's tracks use one and the same key-time array (baked clips):
     /// one cursor serves them all.
     pub(crate) fused_shared_times: bool,
@@ -123,6 +125,7 @@ impl ClipBinding {
     ) -> Self {
         let mut channels: [ChannelBinding; 4] = Default::default();
         let mut fused = ChannelBinding::default();
+        let mut fused_mixed = Vec::new();
         let mut unmatched_bones = Vec::new();
         let mut coverage = vec![0u8; skeleton.len()];
         for (i, bt) in clip.bone_tracks().iter().enumerate() {
@@ -134,11 +137,14 @@ impl ClipBinding {
             if let (Some(t), Some(r), Some(s)) = (&bt.translation, &bt.rotation, &bt.scale) {
                 let eased = [t.interpolation(), r.interpolation(), s.interpolation()]
                     .contains(&Interpolation::Bezier);
-                // One key-time array for the three channels; a channel with a single key is
-                // constant and follows any (ozz-animation's clips key scale once).
+                // Channels keyed at one set of times (a channel with a single key is constant
+                // and follows any) share one segment; others are "mixed": each channel keeps
+                // its own segment, re-expressed at refill on the bone's common time origin.
                 let times = bt.key_times().unwrap_or_default();
                 let follows = |k: &[f32]| k.len() == 1 || k == times;
-                if !eased && follows(&t.times) && follows(&r.times) && follows(&s.times) {
+                let mixed = !(follows(&t.times) && follows(&r.times) && follows(&s.times));
+                if !eased {
+                    fused_mixed.push(mixed);
                     fused.push(Interpolation::Linear, i, b);
                     coverage[b] = 7;
                     continue;
@@ -178,8 +184,9 @@ impl ClipBinding {
             relative: clip.space() == ValueSpace::RelativeToRest,
             cubic: clip.has_cubic(),
             channels,
-            fused_shared_times: shared_times(clip, &fused),
+            fused_shared_times: shared_times(clip, &fused) && !fused_mixed.contains(&true),
             fused_linear: shared_times(clip, &fused)
+                && !fused_mixed.contains(&true)
                 && clip.space() != ValueSpace::RelativeToRest
                 && !clip.has_cubic()
                 && fused.poly_tracks.iter().all(|&i| {
@@ -193,6 +200,7 @@ impl ClipBinding {
                     .all(|m| *m == Some(Interpolation::Linear))
                 }),
             fused,
+            fused_mixed,
             partially_tracked,
             float_slots: slots,
             unmatched_bones,

@@ -35,16 +35,17 @@ const ROWS: usize = 20;
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
 pub(crate) struct FusedBlock {
-    start: [f32; 8],
-    k: [f32; 8],
+    /// Per channel (translation, rotation, scale) and lane: `s = (t − start)·k`.
+    start: [[f32; 8]; 3],
+    k: [[f32; 8]; 3],
     c: [[f32; 8]; ROWS],
 }
 
 impl Default for FusedBlock {
     fn default() -> Self {
         Self {
-            start: [0.0; 8],
-            k: [0.0; 8],
+            start: [[0.0; 8]; 3],
+            k: [[0.0; 8]; 3],
             c: [[0.0; 8]; ROWS],
         }
     }
@@ -69,6 +70,10 @@ impl Default for CubicBlock {
 pub(super) struct FusedCache {
     /// One cursor per fused bone (only the first is used when the key times are shared).
     cursors: Cursors,
+    /// Per fused bone and channel (translation, rotation, scale): key count at or before the
+    /// cached time and the segment's valid range — the cursors of bones whose channels key
+    /// apart.
+    channels: Vec<[(u32, f32, f32); 3]>,
     blocks: Vec<FusedBlock>,
     /// Only for clips with cubic-spline tracks.
     cubic: Vec<CubicBlock>,
@@ -124,6 +129,9 @@ impl FusedCache {
 
     pub(super) fn bind(&mut self, bones: usize, cubic: bool) {
         self.cursors.reset(bones);
+        self.channels.clear();
+        self.channels
+            .resize(bones, [(0, f32::INFINITY, f32::NEG_INFINITY); 3]);
         let nb = bones.div_ceil(8);
         self.blocks.clear();
         self.blocks.resize(nb, FusedBlock::default());
@@ -165,10 +173,85 @@ fn refill_one(
         fold_rotation(rest, &mut cr);
         fold_scale(rest, &mut cs);
     }
+    write_lane(cache, j, (start, k), &ct, &cr, &cs);
+}
+
+/// Recomputes the channels of fused bone `j` whose own segment no longer covers `lt`, when its
+/// channels key at different times: each channel keeps its own segment, time origin and slope
+/// (`FusedBlock::start`/`k` per channel), so only a channel that crossed a key is touched.
+/// Returns the range over which the whole record holds (the channels' intersection).
+fn refill_mixed(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    j: usize,
+    lt: f32,
+) -> (f32, f32) {
+    let ch = &binding.fused;
+    let bt = &bones[ch.poly_tracks[j] as usize];
+    let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
+        return (f32::NEG_INFINITY, f32::INFINITY);
+    };
+    let rest = binding
+        .relative
+        .then(|| &binding.rest[ch.poly_targets[j] as usize]);
+    let (b, lane) = (j / 8, j % 8);
+    let mut range = (f32::NEG_INFINITY, f32::INFINITY);
+    for c in 0..3 {
+        let (key, lo, hi) = cache.channels[j][c];
+        if !(lt >= lo && lt < hi) {
+            let times = match c {
+                0 => &tt.times,
+                1 => &rt.times,
+                _ => &st.times,
+            };
+            let p = locate(times, lt, key);
+            let (lo, hi, start, k) = segment_range(times, p);
+            let (row0, row1, n, mut v) = match c {
+                0 => (T0, T1, 3, poly_coefficients(tt, p)),
+                1 => (R0, R1, 4, poly_coefficients(rt, p)),
+                _ => (S0, S1, 3, poly_coefficients(st, p)),
+            };
+            if let Some(rest) = rest {
+                match c {
+                    0 => fold_translation(rest, &mut v, 1),
+                    1 => fold_rotation(rest, &mut v),
+                    _ => fold_scale(rest, &mut v),
+                }
+            }
+            let block = &mut cache.blocks[b];
+            block.start[c][lane] = start;
+            block.k[c][lane] = k;
+            put(&mut block.c, row0, lane, v[0], n);
+            put(&mut block.c, row1, lane, v[1], n);
+            if let Some(cb) = cache.cubic.get_mut(b) {
+                put(&mut cb.c, row0, lane, v[2], n);
+                put(&mut cb.c, row1, lane, v[3], n);
+            }
+            cache.channels[j][c] = (p as u32, lo, hi);
+        }
+        let (_, lo, hi) = cache.channels[j][c];
+        range = (range.0.max(lo), range.1.min(hi));
+    }
+    range
+}
+
+/// Writes fused bone `j`'s lane: its time origin and scale, and every channel's coefficients.
+#[inline]
+fn write_lane(
+    cache: &mut FusedCache,
+    j: usize,
+    (start, k): (f32, f32),
+    ct: &[Vec4; 4],
+    cr: &[Vec4; 4],
+    cs: &[Vec4; 4],
+) {
     let (b, lane) = (j / 8, j % 8);
     let block = &mut cache.blocks[b];
-    block.start[lane] = start;
-    block.k[lane] = k;
+    for c in 0..3 {
+        block.start[c][lane] = start;
+        block.k[c][lane] = k;
+    }
     // Terms `first` and `first + 1` of every channel into the rows of `c` (the same rows serve
     // `c0`/`c1` in the block and `c2`/`c3` in its cubic block).
     let put_terms = |c: &mut [[f32; 8]; ROWS], first: usize| {
@@ -234,7 +317,12 @@ pub(super) fn refill_fused(
     }
     for j in 0..n {
         let cur = &cache.cursors;
-        if !(lt >= cur.lo[j] && lt < cur.hi[j]) {
+        if !(lt >= cur.lo[j] && lt < cur.hi[j]) && binding.fused_mixed[j] {
+            let (lo, hi) = refill_mixed(bones, binding, cache, j, lt);
+            let cur = &mut cache.cursors;
+            cur.lo[j] = lo;
+            cur.hi[j] = hi;
+        } else if !(lt >= cur.lo[j] && lt < cur.hi[j]) {
             let bt = &bones[ch.poly_tracks[j] as usize];
             let Some(times) = bt.key_times() else {
                 continue;
@@ -309,11 +397,17 @@ fn eval_lanes(
     for (j, &target) in targets.iter().enumerate() {
         let (b, lane) = (j / 8, j % 8);
         let block = &blocks[b];
-        let s = (lt - block.start[lane]) * block.k[lane];
+        let time = |c: usize| (lt - block.start[c][lane]) * block.k[c][lane];
+        let (st, sr, ss) = (time(0), time(1), time(2));
         let cubic = cubic.get(b);
         // Row `row` holds `c0`, row `row + stride` `c1` (3 for translation and scale rows, 4
         // for rotation rows); cubic blocks the same rows for `c2` and `c3`.
         let poly = |row: usize, stride: usize| {
+            let s = match row {
+                T0..R0 => st,
+                R0..S0 => sr,
+                _ => ss,
+            };
             let (c0, c1) = (block.c[row][lane], block.c[row + stride][lane]);
             match cubic {
                 Some(cb) => {
@@ -432,8 +526,10 @@ mod avx2 {
             let (s0, s1) = (rows(s[0]), rows(s[1]));
             let sub = _mm256_sub_ps;
             let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot4(&q0, &q1), zero), sign);
-            store(&mut block.start, startv);
-            store(&mut block.k, kv);
+            for c in 0..3 {
+                store(&mut block.start[c], startv);
+                store(&mut block.k[c], kv);
+            }
             let c = &mut block.c;
             for i in 0..3 {
                 store(&mut c[T0 + i], t0[i]);
@@ -482,25 +578,27 @@ mod avx2 {
     /// AVX2 must be available.
     #[inline(always)]
     unsafe fn values(block: &FusedBlock, cubic: Option<&CubicBlock>, ltv: __m256) -> [__m256; 10] {
-        let s = _mm256_mul_ps(_mm256_sub_ps(ltv, row(&block.start)), row(&block.k));
-        let v = |a: usize, b: usize| poly(block, cubic, a, b, s);
+        let time =
+            |c: usize| _mm256_mul_ps(_mm256_sub_ps(ltv, row(&block.start[c])), row(&block.k[c]));
+        let (st, sr, ss) = (time(0), time(1), time(2));
+        let v = |a: usize, b: usize, s: __m256| poly(block, cubic, a, b, s);
         let q = normalize4([
-            v(R0, R1),
-            v(R0 + 1, R1 + 1),
-            v(R0 + 2, R1 + 2),
-            v(R0 + 3, R1 + 3),
+            v(R0, R1, sr),
+            v(R0 + 1, R1 + 1, sr),
+            v(R0 + 2, R1 + 2, sr),
+            v(R0 + 3, R1 + 3, sr),
         ]);
         [
-            v(T0, T1),
-            v(T0 + 1, T1 + 1),
-            v(T0 + 2, T1 + 2),
+            v(T0, T1, st),
+            v(T0 + 1, T1 + 1, st),
+            v(T0 + 2, T1 + 2, st),
             q[0],
             q[1],
             q[2],
             q[3],
-            v(S0, S1),
-            v(S0 + 1, S1 + 1),
-            v(S0 + 2, S1 + 2),
+            v(S0, S1, ss),
+            v(S0 + 1, S1 + 1, ss),
+            v(S0 + 2, S1 + 2, ss),
         ]
     }
 
@@ -640,8 +738,10 @@ mod tests {
         };
         for b in &mut c.blocks {
             for lane in 0..8 {
-                b.start[lane] = next();
-                b.k[lane] = 2.0 + next();
+                for c in 0..3 {
+                    b.start[c][lane] = next();
+                    b.k[c][lane] = 2.0 + next();
+                }
                 for r in &mut b.c {
                     r[lane] = next();
                 }
@@ -743,6 +843,111 @@ mod tests {
         }
     }
 
+    /// Channels keyed at their own times (ozz's clips, many glTF files) sample through the
+    /// fused path exactly as each channel alone does through the per-channel path.
+    #[test]
+    fn channels_keyed_apart_sample_as_each_alone() {
+        use crate::anim::{sample, BoneTrack, Clip, SampleCache, Track, Untracked, ValueSpace};
+        use crate::{Parent, SkeletonBuilder};
+        use glam::{Quat, Vec3};
+        let mut sb = SkeletonBuilder::new();
+        let rest = Transform {
+            translation: Vec3::new(0.1, 0.2, 0.3),
+            rotation: Quat::from_rotation_x(0.3),
+            scale: Vec3::splat(1.5),
+        };
+        sb.push("a", Parent::Root, rest);
+        sb.push("b", Parent::from("a"), Transform::IDENTITY);
+        let skel = sb.build().unwrap();
+        let tt = vec![0.0, 0.2, 0.45, 0.7, 1.0];
+        let rt = vec![0.1, 0.3, 0.35, 0.5, 0.8, 0.9, 1.0];
+        let stimes = vec![0.0, 0.6, 1.0];
+        let v3 = |k: usize, o: f32| Vec3::new(k as f32 * 0.3 + o, (k as f32 * 1.7).sin(), o);
+        let q =
+            |k: usize| Quat::from_euler(glam::EulerRot::XYZ, 0.4 * k as f32, 0.3, -0.2 * k as f32);
+        let tracks = |cubic: bool| {
+            let t = if cubic {
+                Track::cubic_spline(
+                    tt.clone(),
+                    (0..5).map(|k| v3(k, 0.5)).collect(),
+                    (0..5).map(|k| v3(k, 0.0)).collect(),
+                    (0..5).map(|k| v3(k, -0.5)).collect(),
+                )
+            } else {
+                Track::linear(tt.clone(), (0..5).map(|k| v3(k, 0.0)).collect())
+            };
+            let r = Track::linear(rt.clone(), (0..7).map(q).collect());
+            let s = Track::step(stimes.clone(), (0..3).map(|k| v3(k, 1.0)).collect());
+            (t, r, s)
+        };
+        for (cubic, space) in [
+            (false, ValueSpace::Absolute),
+            (true, ValueSpace::Absolute),
+            (false, ValueSpace::RelativeToRest),
+        ] {
+            let (t, r, s) = tracks(cubic);
+            let build = |a: BoneTrack| {
+                Clip::builder("c")
+                    .duration(1.0)
+                    .space(space)
+                    .bone(a)
+                    .bone(
+                        BoneTrack::new("b")
+                            .with_translation(t.clone())
+                            .with_rotation(r.clone())
+                            .with_scale(s.clone()),
+                    )
+                    .build()
+                    .unwrap()
+            };
+            let mixed = build(
+                BoneTrack::new("a")
+                    .with_translation(t.clone())
+                    .with_rotation(r.clone())
+                    .with_scale(s.clone()),
+            );
+            // References: bone `a` without its scale (per-channel path), then scale alone.
+            let tr = build(
+                BoneTrack::new("a")
+                    .with_translation(t.clone())
+                    .with_rotation(r.clone()),
+            );
+            let so = build(BoneTrack::new("a").with_scale(s.clone()));
+            let bm = ClipBinding::new(&mixed, &skel);
+            assert_eq!(bm.fused.len(), 2);
+            assert_eq!(bm.fused_mixed, vec![true, true]);
+            let (btr, bso) = (ClipBinding::new(&tr, &skel), ClipBinding::new(&so, &skel));
+            assert!(
+                btr.fused.len() < 2,
+                "the reference takes the per-channel path"
+            );
+            let mut caches = [SampleCache::new(), SampleCache::new(), SampleCache::new()];
+            let mut x = 0.37f32;
+            for i in 0..300 {
+                // Forward play, then seeks anywhere (before, inside and after the keys).
+                let time = if i < 150 {
+                    i as f32 / 140.0
+                } else {
+                    x = (x * 7.3 + 0.19).fract();
+                    x * 1.4 - 0.2
+                };
+                let mut pm = vec![Transform::IDENTITY; 2];
+                let mut pr = pm.clone();
+                sample(&mixed, &bm, &mut caches[0], time, Untracked::Rest, &mut pm);
+                sample(&tr, &btr, &mut caches[1], time, Untracked::Rest, &mut pr);
+                sample(&so, &bso, &mut caches[2], time, Untracked::Keep, &mut pr);
+                let (m, r) = (pm[0], pr[0]);
+                let what = format!("cubic {cubic}, {space:?}, t {time}");
+                assert!(
+                    m.translation.abs_diff_eq(r.translation, 2e-5),
+                    "{what}: {m:?} vs {r:?}"
+                );
+                assert!(m.rotation.abs_diff_eq(r.rotation, 2e-6), "{what}");
+                assert!(m.scale.abs_diff_eq(r.scale, 1e-6), "{what}");
+            }
+        }
+    }
+
     #[test]
     fn block_refill_matches_per_bone_refill() {
         use glam::{Quat, Vec3};
@@ -810,8 +1015,10 @@ mod tests {
             for j in 0..bones {
                 let (bl, lane) = (j / 8, j % 8);
                 let (x, y) = (&a.blocks[bl], &b.blocks[bl]);
-                assert_eq!(x.start[lane], y.start[lane]);
-                assert_eq!(x.k[lane], y.k[lane]);
+                for c in 0..3 {
+                    assert_eq!(x.start[c][lane], y.start[c][lane]);
+                    assert_eq!(x.k[c][lane], y.k[c][lane]);
+                }
                 for r in 0..ROWS {
                     assert_eq!(
                         x.c[r][lane].to_bits(),
