@@ -128,6 +128,56 @@ fn fabrik(c: &mut Criterion) {
     }
 }
 
+/// FABRIK-10 with Caliko's protocol ([`caliko_fabrik10_case`]): each solve starts from the
+/// previous solution, and the timed work includes writing the solved joints back (as Caliko's
+/// solver updates its bones).
+fn fabrik_caliko(c: &mut Criterion) {
+    let (start, links, targets) = caliko_fabrik10_case();
+    let mut scratch = FabrikScratch::with_capacity(10);
+    let mut corrections = [Quat::IDENTITY; 10];
+    for (tol, name) in [
+        (1.0, "fabrik/10_bones_rotor45_caliko_protocol_default_tol"),
+        (0.01, "fabrik/10_bones_rotor45_caliko_protocol_tight_tol"),
+    ] {
+        let params = FabrikParams::new(20, tol, core::f32::consts::PI).unwrap();
+        let (mut joints, mut next) = (start.clone(), start.clone());
+        let (mut solved, mut distance, mut iterations) = (0, 0.0f64, 0u64);
+        for &t in &targets {
+            let r =
+                solve_fabrik(&joints, &links, t, &params, &mut scratch, &mut corrections).unwrap();
+            apply_corrections(&joints, &corrections, &mut next).unwrap();
+            core::mem::swap(&mut joints, &mut next);
+            solved += usize::from(r.satisfied);
+            distance += f64::from(r.residual);
+            iterations += u64::from(r.iterations);
+        }
+        eprintln!(
+            "{name}: solved {:.1}%, mean distance {:.4}, {:.2} iterations",
+            percent(solved),
+            distance / TARGETS as f64,
+            iterations as f64 / TARGETS as f64
+        );
+        let mut k = 0;
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                k = (k + 1) % TARGETS;
+                let r = solve_fabrik(
+                    &joints,
+                    &links,
+                    black_box(targets[k]),
+                    &params,
+                    &mut scratch,
+                    &mut corrections,
+                )
+                .unwrap();
+                apply_corrections(&joints, &corrections, &mut next).unwrap();
+                core::mem::swap(&mut joints, &mut next);
+                r
+            });
+        });
+    }
+}
+
 fn ccd(c: &mut Criterion) {
     let mut scratch = CcdScratch::new();
     let mut corrections = [Quat::IDENTITY; 10];
@@ -181,5 +231,5 @@ fn ccd(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, two_bone, aim, fabrik, ccd);
+criterion_group!(benches, two_bone, aim, fabrik, fabrik_caliko, ccd);
 criterion_main!(benches);

@@ -6,7 +6,8 @@ use core::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 use glam::{Quat, Vec3};
 use sinew_ik::{
-    apply_corrections, CcdLink, ChainJoint, FabrikLink, Hinge, IkJoint, RotationLimit, Rotor,
+    apply_corrections, solve_fabrik, CcdLink, ChainJoint, FabrikLink, FabrikParams, FabrikScratch,
+    Hinge, IkJoint, RotationLimit, Rotor,
 };
 
 pub mod strategies;
@@ -290,6 +291,41 @@ pub fn fabrik10_cases() -> [(&'static str, Vec<FabrikLink>, Vec<Vec3>); 2] {
             targets(4, random_hinge_target),
         ),
     ]
+}
+
+/// FABRIK-10 with Caliko's benchmark protocol (`../shared/anchors.md`): ten bones of length 10
+/// along −Z, 45° rotors on every bone but the base (free), targets drawn uniformly in a ball of
+/// 0.9 × the chain's length around the base and then moved onto the reachable set — the
+/// effector of a helper chain of the same kind solved toward each from straight (50
+/// iterations, tolerance 0.01). Solves start from the previous solution (warm start); the
+/// caller picks Caliko's default tolerance (distance 1.0, 20 iterations) or the tight one
+/// (0.01, 20). Returns `(start joints, links, targets)`.
+pub fn caliko_fabrik10_case() -> (Vec<ChainJoint>, Vec<FabrikLink>, Vec<Vec3>) {
+    let start = chain_from_directions(&[Vec3::NEG_Z; 10], 10.0);
+    let mut links = rotor_links(10);
+    links[0] = FabrikLink::FREE;
+    let helper = FabrikParams::new(50, 0.01, PI).unwrap();
+    let mut scratch = FabrikScratch::with_capacity(10);
+    let mut corrections = [Quat::IDENTITY; 10];
+    let mut solved = start.clone();
+    let mut rng = Rng::new(11);
+    let targets = (0..TARGETS)
+        .map(|_| {
+            let wanted = rng.direction() * (90.0 * rng.unit().cbrt());
+            solve_fabrik(
+                &start,
+                &links,
+                wanted,
+                &helper,
+                &mut scratch,
+                &mut corrections,
+            )
+            .unwrap();
+            apply_corrections(&start, &corrections, &mut solved).unwrap();
+            solved[10].position
+        })
+        .collect();
+    (start, links, targets)
 }
 
 /// CCD, the [`mmd_leg`] with 40 iterations and random leg targets.
