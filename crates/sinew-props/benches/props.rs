@@ -54,7 +54,7 @@ fn bench(c: &mut Criterion) {
         let bones = names.map(|n| h.skeleton.find(n).expect("humanoid arm"));
         let hand = state.world().unwrap()[bones[2].index()];
         let (_, rotation, position) = hand.to_scale_rotation_translation();
-        (bones, (position.into(), rotation), pole)
+        (bones, (position, rotation), pole)
     })
     .collect();
     let params = TwoBoneParams::default();
