@@ -759,7 +759,7 @@ fn bench_quick_reports_every_workload() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 10);
+    assert_eq!(results.len(), 12);
     assert!(
         results.iter().any(|r| r["name"]
             .as_str()

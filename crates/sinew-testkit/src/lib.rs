@@ -9,6 +9,7 @@
 
 pub mod assets;
 mod humanoid;
+pub mod ik;
 
 pub use assets::{asset, assets_dir, assets_path};
 pub use humanoid::{Humanoid, HumanoidBones, Limb};

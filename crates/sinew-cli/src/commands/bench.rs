@@ -15,14 +15,14 @@ use sinew::anim::{
     Untracked,
 };
 use sinew::ik::{
-    solve_aim, solve_fabrik, solve_two_bone, AimParams, ChainJoint, FabrikLink, FabrikParams,
-    FabrikScratch, IkJoint, Rotor, TwoBoneParams,
+    apply_corrections, solve_aim, solve_ccd, solve_fabrik, solve_two_bone, CcdScratch,
+    FabrikParams, FabrikScratch, TwoBoneParams,
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::{SkeletonInstance, Transform};
 use sinew_mmd::{EvalOptions, MmdInstance};
 use sinew_physics::{PhysicsOptions, Ragdoll};
-use sinew_testkit::Humanoid;
+use sinew_testkit::{ik as ik_cases, Humanoid};
 
 use crate::error::CliError;
 
@@ -83,36 +83,6 @@ impl Timer {
             .collect();
         samples.sort_by(f64::total_cmp);
         samples[samples.len() / 2]
-    }
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u32);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 17;
-        self.0 ^= self.0 << 5;
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32
-    }
-    fn direction(&mut self) -> Vec3 {
-        loop {
-            let v = Vec3::new(self.unit(), self.unit(), self.unit()) * 2.0 - Vec3::ONE;
-            let l = v.length();
-            if l > 0.05 && l <= 1.0 {
-                return v / l;
-            }
-        }
-    }
-    /// A direction within `angle` of `axis`.
-    fn in_cone(&mut self, axis: Vec3, angle: f32) -> Vec3 {
-        loop {
-            let d = self.direction();
-            if d.angle_between(axis) <= angle {
-                return d;
-            }
-        }
     }
 }
 
@@ -224,24 +194,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         note: "64 joints, 5 keys, SoaPose".into(),
     });
 
-    // Two-bone IK.
-    let (upper, mid) = (Vec3::ZERO, Vec3::new(0.3, 0.0, -0.02));
-    let end = mid + Vec3::new(0.25, 0.0, 0.02);
-    let arm = [
-        ChainJoint::new(
-            upper,
-            Quat::from_rotation_arc(Vec3::X, (mid - upper).normalize()),
-        ),
-        ChainJoint::new(
-            mid,
-            Quat::from_rotation_arc(Vec3::X, (end - mid).normalize()),
-        ),
-        ChainJoint::new(end, Quat::IDENTITY),
-    ];
-    let mut rng = Rng(1);
-    let targets: Vec<Vec3> = (0..1024)
-        .map(|_| rng.direction() * (0.1 + 0.43 * rng.unit()))
-        .collect();
+    // IK: the criterion benches' own cases (`sinew_testkit::ik`), so the figures agree.
+    let arm = ik_cases::arm();
+    let targets = ik_cases::two_bone_targets();
     let tb = TwoBoneParams::default();
     let mut k = 0;
     let ns = timer.measure(|| {
@@ -252,30 +207,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         name: "two-bone IK",
         ns: Some(ns),
         unit: "solve",
-        note: "random reachable targets".into(),
+        note: "random reachable targets (criterion two_bone/random_reachable_targets)".into(),
     });
 
-    // FABRIK, 10 bones with 45° rotors.
-    let joints: Vec<ChainJoint> = (0..=10)
-        .map(|i| ChainJoint::at(Vec3::X * i as f32))
-        .collect();
-    let rotor = Rotor::new(std::f32::consts::FRAC_PI_4).map_err(internal)?;
-    let links = vec![FabrikLink::with_joint(IkJoint::Rotor(rotor)); 10];
+    let joints = ik_cases::straight_chain(10, 1.0);
+    let [(_, links, targets), _] = ik_cases::fabrik10_cases();
     let fp = FabrikParams::new(64, 1e-2, std::f32::consts::PI).map_err(internal)?;
     let mut scratch = FabrikScratch::with_capacity(10);
     let mut corrections = [Quat::IDENTITY; 10];
-    let mut rng = Rng(3);
-    let targets: Vec<Vec3> = (0..1024)
-        .map(|_| {
-            let mut d = rng.in_cone(Vec3::X, std::f32::consts::FRAC_PI_4);
-            let mut p = d;
-            for _ in 1..10 {
-                d = rng.in_cone(d, std::f32::consts::FRAC_PI_4);
-                p += d;
-            }
-            p
-        })
-        .collect();
     let mut k = 0;
     let ns = timer.measure(|| {
         k = (k + 1) % targets.len();
@@ -292,17 +231,34 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         name: "FABRIK, 10 bones",
         ns: Some(ns),
         unit: "solve",
-        note: "45° rotors, random reachable targets, ≤64 iterations".into(),
+        note: "45° rotors, random reachable targets, ≤64 iterations (criterion fabrik/10_bones_rotor45_…)".into(),
     });
 
-    // Aim.
-    let head = ChainJoint::new(Vec3::new(0.0, 1.6, 0.0), Quat::IDENTITY);
-    let ap = AimParams::new(Vec3::Z, Vec3::Y, Vec3::new(0.0, 0.07, 0.1), 0.0, 1.0, None)
-        .map_err(internal)?;
-    let mut rng = Rng(2);
-    let targets: Vec<Vec3> = (0..1024)
-        .map(|_| head.position + rng.direction() * (0.5 + 4.5 * rng.unit()))
-        .collect();
+    let (start, links, targets) = ik_cases::caliko_fabrik10_case();
+    let fp = FabrikParams::new(20, 1.0, std::f32::consts::PI).map_err(internal)?;
+    let (mut chain, mut next) = (start.clone(), start);
+    let mut k = 0;
+    let ns = timer.measure(|| {
+        k = (k + 1) % targets.len();
+        let _ = black_box(solve_fabrik(
+            &chain,
+            &links,
+            targets[k],
+            &fp,
+            &mut scratch,
+            &mut corrections,
+        ));
+        let _ = apply_corrections(&chain, &corrections, &mut next);
+        std::mem::swap(&mut chain, &mut next);
+    });
+    rows.push(Row {
+        name: "FABRIK, 10 bones, Caliko's protocol",
+        ns: Some(ns),
+        unit: "solve",
+        note: "warm start, free base, default tolerance (criterion fabrik/…_caliko_protocol_default_tol)".into(),
+    });
+
+    let (head, ap, targets) = ik_cases::aim_case();
     let mut k = 0;
     let ns = timer.measure(|| {
         k = (k + 1) % targets.len();
@@ -312,7 +268,28 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         name: "aim (head, offset, pole)",
         ns: Some(ns),
         unit: "solve",
-        note: String::new(),
+        note: "criterion aim/head_joint_offset_pole".into(),
+    });
+
+    let (leg, effector, cp, targets) = ik_cases::ccd_leg_case();
+    let mut ccd_scratch = CcdScratch::new();
+    let mut k = 0;
+    let ns = timer.measure(|| {
+        k = (k + 1) % targets.len();
+        let _ = black_box(solve_ccd(
+            &leg,
+            effector,
+            targets[k],
+            &cp,
+            &mut ccd_scratch,
+            &mut corrections[..2],
+        ));
+    });
+    rows.push(Row {
+        name: "CCD, MMD leg",
+        ns: Some(ns),
+        unit: "solve",
+        note: "knee limit, 40 iterations (criterion ccd/mmd_leg_…)".into(),
     });
 
     // MMD frame.
