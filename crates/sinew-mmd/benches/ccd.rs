@@ -18,27 +18,12 @@ use glam::{Quat, Vec3};
 use sinew_mmd::pmx::*;
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel};
 
+use fixtures::pmx_bone as bone;
+
 const TARGETS: usize = 1024;
 const HIP: Vec3 = Vec3::new(1.0, 10.0, 0.0);
 const IK_REST: Vec3 = Vec3::new(1.0, 2.0, 0.0);
 const LEG: f32 = 8.0;
-
-fn bone(name: &str, parent: i32, position: Vec3, flags: u16) -> PmxBone {
-    PmxBone {
-        name: name.into(),
-        name_en: String::new(),
-        position,
-        parent,
-        layer: 0,
-        flags: PmxBoneFlags(flags),
-        tail: PmxBoneTail::Offset(Vec3::ZERO),
-        append: None,
-        fixed_axis: None,
-        local_axes: None,
-        external_parent: None,
-        ik: None,
-    }
-}
 
 fn leg() -> Arc<MmdModel> {
     let mut pmx = fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 4);

@@ -13,22 +13,7 @@ use sinew_mmd::vmd::VmdMorphKey;
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMorph, MmdMotion, MotionPlayer, Pmx, Vmd};
 use sinew_skin::{Deformed, SkinMode};
 
-fn bone(name: &str, parent: i32, position: Vec3, flags: u16) -> PmxBone {
-    PmxBone {
-        name: name.into(),
-        name_en: String::new(),
-        position,
-        parent,
-        layer: 0,
-        flags: PmxBoneFlags(flags),
-        tail: PmxBoneTail::Offset(Vec3::ZERO),
-        append: None,
-        fixed_axis: None,
-        local_axes: None,
-        external_parent: None,
-        ik: None,
-    }
-}
+use common::fixtures::pmx_bone as bone;
 
 fn morph(name: &str, offsets: PmxMorphOffsets) -> PmxMorph {
     PmxMorph {

@@ -9,28 +9,13 @@ use glam::{Quat, Vec3};
 use sinew::dynamics::{BodyMode, ChainSolver, TargetMode};
 use sinew::ik::IkJoint;
 use sinew::SkeletonInstance;
-use sinew_mmd::pmx::{
-    PmxAppend, PmxBone, PmxBoneFlags, PmxBoneTail, PmxEncoding, PmxIk, PmxIkLink,
-};
+use sinew_mmd::pmx::{PmxAppend, PmxBoneFlags, PmxBoneTail, PmxEncoding, PmxIk, PmxIkLink};
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdReaderOptions, Pmx};
 
 fn leg_pmx() -> Pmx {
     let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 2);
     let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
-    let bone = |name: &str, parent: i32, position: Vec3, flags: u16| PmxBone {
-        name: name.into(),
-        name_en: String::new(),
-        position,
-        parent,
-        layer: 0,
-        flags: PmxBoneFlags(flags),
-        tail: PmxBoneTail::Offset(Vec3::ZERO),
-        append: None,
-        fixed_axis: None,
-        local_axes: None,
-        external_parent: None,
-        ik: None,
-    };
+    let bone = common::fixtures::pmx_bone;
     let mut bones = vec![
         bone(
             "センター",

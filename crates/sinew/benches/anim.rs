@@ -190,6 +190,50 @@ impl<'h> Pipeline<'h> {
     }
 }
 
+/// `sample/{name}` into `[Transform]` and `sample/{name}_soa` into an `SoaPose`, playing `clip`
+/// forward at 60 fps.
+fn sample_benches(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    h: &Humanoid,
+    name: &str,
+    clip: &Clip,
+) {
+    let binding = ClipBinding::new(clip, &h.skeleton);
+    let mut cache = SampleCache::for_binding(&binding);
+    let mut out = h.skeleton.rest_pose().to_vec();
+    let mut soa = SoaPose::from_transforms(h.skeleton.rest_pose());
+    let mut t = 0.0f32;
+    group.bench_function(format!("sample/{name}"), |b| {
+        b.iter(|| {
+            t += DT;
+            sample(
+                clip,
+                &binding,
+                &mut cache,
+                black_box(t),
+                Untracked::Keep,
+                &mut out,
+            );
+            black_box(&out);
+        });
+    });
+    let mut t = 0.0f32;
+    group.bench_function(format!("sample/{name}_soa"), |b| {
+        b.iter(|| {
+            t += DT;
+            sample_soa(
+                clip,
+                &binding,
+                &mut cache,
+                black_box(t),
+                Untracked::Keep,
+                &mut soa,
+            );
+            black_box(&soa);
+        });
+    });
+}
+
 fn bench_anim(c: &mut Criterion) {
     let h = Humanoid::new();
     let n = h.skeleton.len();
@@ -197,84 +241,25 @@ fn bench_anim(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
 
     for keys in [5usize, 31] {
-        // ozz-animation's clip shape: translation and rotation keyed `keys` times, scale once.
-        let clip = h.walk_clip_scale_once(keys, 0.0);
-        let binding = ClipBinding::new(&clip, &h.skeleton);
-        let mut cache = SampleCache::for_binding(&binding);
-        let mut out = h.skeleton.rest_pose().to_vec();
-        let mut soa = SoaPose::from_transforms(h.skeleton.rest_pose());
-        let mut t = 0.0f32;
-        group.bench_function(format!("sample/64j_{keys}keys_ozz_shape_60fps"), |b| {
-            b.iter(|| {
-                t += DT;
-                sample(
-                    &clip,
-                    &binding,
-                    &mut cache,
-                    black_box(t),
-                    Untracked::Keep,
-                    &mut out,
-                );
-                black_box(&out);
-            });
-        });
-        let mut t = 0.0f32;
-        group.bench_function(format!("sample/64j_{keys}keys_ozz_shape_60fps_soa"), |b| {
-            b.iter(|| {
-                t += DT;
-                sample_soa(
-                    &clip,
-                    &binding,
-                    &mut cache,
-                    black_box(t),
-                    Untracked::Keep,
-                    &mut soa,
-                );
-                black_box(&soa);
-            });
-        });
-
-        // Channels keyed apart: rotation at `keys + 2` times of its own.
-        let clip = h.walk_clip_keyed_apart(keys, 0.0);
-        let binding = ClipBinding::new(&clip, &h.skeleton);
-        let mut cache = SampleCache::for_binding(&binding);
-        let mut t = 0.0f32;
-        group.bench_function(format!("sample/64j_{keys}keys_channels_apart_60fps"), |b| {
-            b.iter(|| {
-                t += DT;
-                sample(
-                    &clip,
-                    &binding,
-                    &mut cache,
-                    black_box(t),
-                    Untracked::Keep,
-                    &mut out,
-                );
-                black_box(&out);
-            });
-        });
-        let mut t = 0.0f32;
-        group.bench_function(
-            format!("sample/64j_{keys}keys_channels_apart_60fps_soa"),
-            |b| {
-                b.iter(|| {
-                    t += DT;
-                    sample_soa(
-                        &clip,
-                        &binding,
-                        &mut cache,
-                        black_box(t),
-                        Untracked::Keep,
-                        &mut soa,
-                    );
-                    black_box(&soa);
-                });
-            },
-        );
+        // ozz-animation's clip shape (translation and rotation keyed `keys` times, scale once)
+        // and channels keyed apart (rotation at `keys + 2` times of its own), each into
+        // `[Transform]` and `SoaPose`.
+        for (shape, clip) in [
+            ("ozz_shape", h.walk_clip_scale_once(keys, 0.0)),
+            ("channels_apart", h.walk_clip_keyed_apart(keys, 0.0)),
+        ] {
+            sample_benches(
+                &mut group,
+                &h,
+                &format!("64j_{keys}keys_{shape}_60fps"),
+                &clip,
+            );
+        }
 
         let clip = h.walk_clip(keys, 0.0);
         let binding = ClipBinding::new(&clip, &h.skeleton);
         let mut cache = SampleCache::for_binding(&binding);
+        let mut out = h.skeleton.rest_pose().to_vec();
         let mut t = 0.0f32;
         group.bench_function(format!("sample/64j_{keys}keys_linear_trs_60fps"), |b| {
             b.iter(|| {

@@ -11,6 +11,24 @@ fn v3(i: usize) -> Vec3 {
     Vec3::new(f * 0.5, f + 1.0, -f)
 }
 
+/// A plain bone: no tail, append, axes or IK; `flags` as the file stores them.
+pub fn pmx_bone(name: &str, parent: i32, position: Vec3, flags: u16) -> PmxBone {
+    PmxBone {
+        name: name.into(),
+        name_en: String::new(),
+        position,
+        parent,
+        layer: 0,
+        flags: PmxBoneFlags(flags),
+        tail: PmxBoneTail::Offset(Vec3::ZERO),
+        append: None,
+        fixed_axis: None,
+        local_axes: None,
+        external_parent: None,
+        ik: None,
+    }
+}
+
 /// A PMX model with one of everything. `version` 2.0 drops the 2.1-only parts.
 pub fn pmx_fixture(version: f32, encoding: PmxEncoding, index_size: u8) -> Pmx {
     let v21 = version > 2.0;
