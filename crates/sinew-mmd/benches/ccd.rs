@@ -18,8 +18,6 @@ use glam::{Quat, Vec3};
 use sinew_mmd::pmx::*;
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel};
 
-use fixtures::pmx_bone as bone;
-
 const TARGETS: usize = 1024;
 const HIP: Vec3 = Vec3::new(1.0, 10.0, 0.0);
 const IK_REST: Vec3 = Vec3::new(1.0, 2.0, 0.0);
@@ -27,40 +25,7 @@ const LEG: f32 = 8.0;
 
 fn leg() -> Arc<MmdModel> {
     let mut pmx = fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 4);
-    let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
-    let mut ik = bone(
-        "左足ＩＫ",
-        0,
-        IK_REST,
-        f | PmxBoneFlags::MOVABLE | PmxBoneFlags::IK,
-    );
-    ik.ik = Some(PmxIk {
-        effector: 3,
-        loop_count: 40,
-        limit_angle: 2.0,
-        links: vec![
-            PmxIkLink {
-                bone: 2,
-                limit: Some((Vec3::new(-3.0, 0.0, 0.0), Vec3::new(-0.008, 0.0, 0.0))),
-            },
-            PmxIkLink {
-                bone: 1,
-                limit: None,
-            },
-        ],
-    });
-    pmx.bones = vec![
-        bone(
-            "センター",
-            -1,
-            Vec3::new(0.0, 8.0, 0.0),
-            f | PmxBoneFlags::MOVABLE,
-        ),
-        bone("左足", 0, HIP, f),
-        bone("左ひざ", 1, Vec3::new(1.0, 6.0, 0.0), f),
-        bone("左足首", 2, IK_REST, f),
-        ik,
-    ];
+    pmx.bones = fixtures::pmx_leg_bones(2.0);
     for v in &mut pmx.vertices {
         v.deform = PmxDeform::Bdef1 { bone: 3 };
     }

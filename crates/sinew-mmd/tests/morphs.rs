@@ -13,8 +13,6 @@ use sinew_mmd::vmd::VmdMorphKey;
 use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMorph, MmdMotion, MotionPlayer, Pmx, Vmd};
 use sinew_skin::{Deformed, SkinMode};
 
-use common::fixtures::pmx_bone as bone;
-
 fn morph(name: &str, offsets: PmxMorphOffsets) -> PmxMorph {
     PmxMorph {
         name: name.into(),
@@ -29,41 +27,7 @@ fn morph(name: &str, offsets: PmxMorphOffsets) -> PmxMorph {
 /// 3 "all" (group: crouch × 1, bulge × 0.5), 4 "twice" (group of the group × 2).
 fn leg() -> Pmx {
     let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 4);
-    let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
-    let mut bones = vec![
-        bone(
-            "センター",
-            -1,
-            Vec3::new(0.0, 8.0, 0.0),
-            f | PmxBoneFlags::MOVABLE,
-        ),
-        bone("左足", 0, Vec3::new(1.0, 10.0, 0.0), f),
-        bone("左ひざ", 1, Vec3::new(1.0, 6.0, 0.0), f),
-        bone("左足首", 2, Vec3::new(1.0, 2.0, 0.0), f),
-    ];
-    let mut ik = bone(
-        "左足ＩＫ",
-        0,
-        Vec3::new(1.0, 2.0, 0.0),
-        f | PmxBoneFlags::MOVABLE | PmxBoneFlags::IK,
-    );
-    ik.ik = Some(PmxIk {
-        effector: 3,
-        loop_count: 40,
-        limit_angle: 2.0,
-        links: vec![
-            PmxIkLink {
-                bone: 2,
-                limit: Some((Vec3::new(-3.0, 0.0, 0.0), Vec3::new(-0.008, 0.0, 0.0))),
-            },
-            PmxIkLink {
-                bone: 1,
-                limit: None,
-            },
-        ],
-    });
-    bones.push(ik);
-    pmx.bones = bones;
+    pmx.bones = common::fixtures::pmx_leg_bones(2.0);
     pmx.vertices = (0..4)
         .map(|i| PmxVertex {
             position: Vec3::new(i as f32, 2.0 + (i / 2) as f32 * 4.0, 0.0),

@@ -29,6 +29,46 @@ pub fn pmx_bone(name: &str, parent: i32, position: Vec3, flags: u16) -> PmxBone 
     }
 }
 
+/// An MMD leg: センター (0, 8, 0) → 左足 (1, 10, 0) → 左ひざ (1, 6, 0) → 左足首 (1, 2, 0),
+/// and 左足ＩＫ at the ankle (parent センター) solving the ankle through the knee (limited to X
+/// in [−3, −0.008] rad) and the thigh, 40 iterations, unit angle `limit_angle`.
+pub fn pmx_leg_bones(limit_angle: f32) -> Vec<PmxBone> {
+    let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
+    let mut ik = pmx_bone(
+        "左足ＩＫ",
+        0,
+        Vec3::new(1.0, 2.0, 0.0),
+        f | PmxBoneFlags::MOVABLE | PmxBoneFlags::IK,
+    );
+    ik.ik = Some(PmxIk {
+        effector: 3,
+        loop_count: 40,
+        limit_angle,
+        links: vec![
+            PmxIkLink {
+                bone: 2,
+                limit: Some((Vec3::new(-3.0, 0.0, 0.0), Vec3::new(-0.008, 0.0, 0.0))),
+            },
+            PmxIkLink {
+                bone: 1,
+                limit: None,
+            },
+        ],
+    });
+    vec![
+        pmx_bone(
+            "センター",
+            -1,
+            Vec3::new(0.0, 8.0, 0.0),
+            f | PmxBoneFlags::MOVABLE,
+        ),
+        pmx_bone("左足", 0, Vec3::new(1.0, 10.0, 0.0), f),
+        pmx_bone("左ひざ", 1, Vec3::new(1.0, 6.0, 0.0), f),
+        pmx_bone("左足首", 2, Vec3::new(1.0, 2.0, 0.0), f),
+        ik,
+    ]
+}
+
 /// A PMX model with one of everything. `version` 2.0 drops the 2.1-only parts.
 pub fn pmx_fixture(version: f32, encoding: PmxEncoding, index_size: u8) -> Pmx {
     let v21 = version > 2.0;
