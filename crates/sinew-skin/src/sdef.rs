@@ -178,13 +178,15 @@ pub(crate) fn run<const N: bool>(
     rotations: JointRotations<'_>,
     lanes: &SdefLanes,
     m: &[Affine3A],
+    #[cfg(target_arch = "x86_64")] rows: &[crate::sdef_avx2::JointRows],
     out: &mut Out<'_>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if crate::fma::has_fma() {
         // SAFETY: the CPU has the features the function is compiled for; the lane ranges and
-        // vertex indices were built by `Skin::new` and the slices checked by `Skin::deform`.
-        unsafe { crate::sdef_avx2::run::<N>(runs, rotations, lanes, m, out) };
+        // vertex indices were built by `Skin::new`, the slices checked by `Skin::deform`, and
+        // `rows` filled for every joint a run names.
+        unsafe { crate::sdef_avx2::run::<N>(runs, rotations, rows, lanes, out) };
         return;
     }
     four::<N>(runs, rotations, lanes, m, out);

@@ -18,15 +18,70 @@ use crate::skin::{Out, SdefLanes, SdefRun};
 
 /// One run's constants, element `[column][row]`, broadcast over eight lanes. The slerp's
 /// matrices need two columns: a rotation's third is the cross product of the first two.
-struct Constants {
+struct Constants<'a> {
     sine: [__m256; 5],
-    f0: [[__m256; 3]; 2],
     cross: [[__m256; 3]; 2],
-    f1: [[__m256; 3]; 2],
-    m0: [[__m256; 3]; 3],
-    m1: [[__m256; 3]; 3],
-    t1: [__m256; 3],
     dt: [__m256; 3],
+    /// The two joints' rows, broadcast once per frame ([`JointRows`]).
+    j0: &'a JointRows,
+    j1: &'a JointRows,
+}
+
+/// One joint's constants broadcast over eight lanes, once per frame for every joint SDEF
+/// reads (runs sharing a joint then broadcast only their pair's own terms): rows 0–5 the first
+/// two columns of its rotation matrix (`quadratic`), 6–14 its skinning matrix's linear part
+/// (column-major), 15–17 its translation.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+pub(crate) struct JointRows(pub [[f32; 8]; 18]);
+
+impl Default for JointRows {
+    fn default() -> Self {
+        Self([[0.0; 8]; 18])
+    }
+}
+
+impl JointRows {
+    /// The rows of a joint with rotation matrix `f` and skinning matrix `m`.
+    pub(crate) fn new(f: &Mat3A, m: &Affine3A) -> Self {
+        let mut r = [[0.0; 8]; 18];
+        let (fc, mc) = (f.to_cols_array(), m.matrix3.to_cols_array());
+        for (k, row) in r.iter_mut().enumerate() {
+            let x = match k {
+                0..6 => fc[k],
+                6..15 => mc[k - 6],
+                _ => m.translation[k - 15],
+            };
+            *row = [x; 8];
+        }
+        Self(r)
+    }
+
+    /// Rotation column `col` (0 or 1), component `row`.
+    #[inline(always)]
+    fn f(&self, col: usize, row: usize) -> __m256 {
+        load(&self.0[col * 3 + row])
+    }
+
+    /// Linear part, column `col`, component `row`.
+    #[inline(always)]
+    fn m(&self, col: usize, row: usize) -> __m256 {
+        load(&self.0[6 + col * 3 + row])
+    }
+
+    /// Translation component `row`.
+    #[inline(always)]
+    fn t(&self, row: usize) -> __m256 {
+        load(&self.0[15 + row])
+    }
+}
+
+/// Eight floats as a register (32-byte aligned: `JointRows` is).
+#[inline(always)]
+fn load(x: &[f32; 8]) -> __m256 {
+    // SAFETY: eight readable floats, aligned by `JointRows`' `repr(align(32))`; AVX is
+    // enabled in every function this inlines into (the module is only entered with AVX2).
+    unsafe { core::arch::x86_64::_mm256_load_ps(x.as_ptr()) }
 }
 
 #[inline]
@@ -37,28 +92,6 @@ fn splat_two(m: &Mat3A) -> [[__m256; 3]; 2] {
     [
         [s(c[0][0]), s(c[0][1]), s(c[0][2])],
         [s(c[1][0]), s(c[1][1]), s(c[1][2])],
-    ]
-}
-
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn splat_mat(m: &Mat3A) -> [[__m256; 3]; 3] {
-    let c = m.to_cols_array_2d();
-    let s = _mm256_set1_ps;
-    [
-        [s(c[0][0]), s(c[0][1]), s(c[0][2])],
-        [s(c[1][0]), s(c[1][1]), s(c[1][2])],
-        [s(c[2][0]), s(c[2][1]), s(c[2][2])],
-    ]
-}
-
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-fn splat_vec(v: glam::Vec3A) -> [__m256; 3] {
-    [
-        _mm256_set1_ps(v.x),
-        _mm256_set1_ps(v.y),
-        _mm256_set1_ps(v.z),
     ]
 }
 
@@ -173,23 +206,20 @@ unsafe fn scatter(to: &mut [Vec3], ids: &[u32], v: [__m256; 3]) {
 pub(crate) unsafe fn run<const N: bool>(
     runs: &[SdefRun],
     rotations: JointRotations<'_>,
+    rows: &[JointRows],
     lanes: &SdefLanes,
-    m: &[Affine3A],
     out: &mut Out<'_>,
 ) {
     for r in runs {
         let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
         let slerp = &rotations.pair(r);
-        let (m0, m1) = (&m[j0], &m[j1]);
+        let (j0, j1) = (&rows[j0], &rows[j1]);
         let c = Constants {
             sine: slerp.sine.map(|c| _mm256_set1_ps(c)),
-            f0: splat_two(&slerp.f0),
             cross: splat_two(&slerp.cross),
-            f1: splat_two(&slerp.f1),
-            m0: splat_mat(&m0.matrix3),
-            m1: splat_mat(&m1.matrix3),
-            t1: splat_vec(m1.translation),
-            dt: splat_vec(m0.translation - m1.translation),
+            dt: [0, 1, 2].map(|k| _mm256_sub_ps(j0.t(k), j1.t(k))),
+            j0,
+            j1,
         };
         let (start, end) = (r.start as usize, r.end as usize);
         debug_assert!(end <= lanes.w.len() && (end - start) % 8 == 0);
@@ -257,9 +287,9 @@ unsafe fn block<const N: bool, const WIDE: bool>(
     for (col, r) in rot.iter_mut().take(2).enumerate() {
         for (row, x) in r.iter_mut().enumerate() {
             *x = _mm256_fmadd_ps(
-                c.f0[col][row],
+                c.j0.f(col, row),
                 aa,
-                _mm256_fmadd_ps(c.cross[col][row], ab, _mm256_mul_ps(c.f1[col][row], bb)),
+                _mm256_fmadd_ps(c.cross[col][row], ab, _mm256_mul_ps(c.j1.f(col, row), bb)),
             );
         }
     }
@@ -286,13 +316,13 @@ unsafe fn block<const N: bool, const WIDE: bool>(
     let mut p = [s(0.0); 3];
     for (row, pr) in p.iter_mut().enumerate() {
         // Three independent chains, summed at the end.
-        let mut x = _mm256_fmadd_ps(c.dt[row], w, c.t1[row]);
-        x = _mm256_fmadd_ps(c.m0[0][row], u0[0], x);
-        x = _mm256_fmadd_ps(c.m0[1][row], u0[1], x);
-        x = _mm256_fmadd_ps(c.m0[2][row], u0[2], x);
-        let mut y = _mm256_mul_ps(c.m1[0][row], u1[0]);
-        y = _mm256_fmadd_ps(c.m1[1][row], u1[1], y);
-        y = _mm256_fmadd_ps(c.m1[2][row], u1[2], y);
+        let mut x = _mm256_fmadd_ps(c.dt[row], w, c.j1.t(row));
+        x = _mm256_fmadd_ps(c.j0.m(0, row), u0[0], x);
+        x = _mm256_fmadd_ps(c.j0.m(1, row), u0[1], x);
+        x = _mm256_fmadd_ps(c.j0.m(2, row), u0[2], x);
+        let mut y = _mm256_mul_ps(c.j1.m(0, row), u1[0]);
+        y = _mm256_fmadd_ps(c.j1.m(1, row), u1[1], y);
+        y = _mm256_fmadd_ps(c.j1.m(2, row), u1[2], y);
         let mut z = _mm256_mul_ps(rot[0][row], d[0]);
         z = _mm256_fmadd_ps(rot[1][row], d[1], z);
         z = _mm256_fmadd_ps(rot[2][row], d[2], z);

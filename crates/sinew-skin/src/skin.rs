@@ -114,6 +114,8 @@ pub struct Skin {
     pub(crate) sdef: Vec<Sdef>,
     pub(crate) sdef_runs: Vec<SdefRun>,
     pub(crate) sdef_lanes: SdefLanes,
+    /// The joints SDEF runs name, each once.
+    pub(crate) sdef_joints: Vec<u32>,
 }
 
 /// Per-character scratch of [`Skin::deform`]: the joints' rotations and dual quaternions,
@@ -124,6 +126,10 @@ pub struct SkinScratch {
     /// The rotations as matrices (SDEF's quadratic form, `sdef.rs`).
     pub(crate) rotation_matrices: Vec<Mat3A>,
     pub(crate) duals: Vec<DualQuat>,
+    /// Per joint, its SDEF constants broadcast over eight lanes (filled for the joints SDEF
+    /// reads, when the AVX2 kernel runs).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) joint_rows: Vec<crate::sdef_avx2::JointRows>,
 }
 
 impl SkinScratch {
@@ -134,6 +140,12 @@ impl SkinScratch {
             rotations: vec![Quat::IDENTITY; skin.joint_count],
             rotation_matrices: vec![Mat3A::IDENTITY; skin.joint_count],
             duals: vec![DualQuat::IDENTITY; skin.joint_count],
+            #[cfg(target_arch = "x86_64")]
+            joint_rows: if skin.sdef.is_empty() {
+                Vec::new()
+            } else {
+                vec![crate::sdef_avx2::JointRows::default(); skin.joint_count]
+            },
         }
     }
 }
@@ -312,6 +324,10 @@ impl Skin {
             });
             at += len;
         }
+        let mut used: Vec<u32> = skin.sdef_runs.iter().flat_map(|r| r.j).collect();
+        used.sort_unstable();
+        used.dedup();
+        skin.sdef_joints = used;
         Ok(skin)
     }
 
@@ -483,6 +499,18 @@ impl Skin {
                 for (f, q) in scratch.rotation_matrices.iter_mut().zip(&scratch.rotations) {
                     *f = crate::sdef::quadratic(*q);
                 }
+                #[cfg(target_arch = "x86_64")]
+                if crate::fma::has_fma() {
+                    let rows = &mut scratch.joint_rows;
+                    rows.resize(self.joint_count, crate::sdef_avx2::JointRows::default());
+                    for &j in &self.sdef_joints {
+                        let j = j as usize;
+                        rows[j] = crate::sdef_avx2::JointRows::new(
+                            &scratch.rotation_matrices[j],
+                            &matrices[j],
+                        );
+                    }
+                }
             }
         }
         let out = Out {
@@ -541,6 +569,8 @@ impl Skin {
             },
             &self.sdef_lanes,
             m,
+            #[cfg(target_arch = "x86_64")]
+            &scratch.joint_rows,
             &mut out,
         );
     }
