@@ -12,8 +12,9 @@
 //! polynomial, `sin θ = √(1 − cos²θ)`). The vertices' SDEF data is kept as structure of
 //! arrays, each run padded to whole blocks of eight lanes at load, so the kernels have no
 //! remainder loop: eight lanes at a time in AVX2 + FMA registers where the CPU has them
-//! (`sdef_avx2.rs`, which also gets the rotation's third column as a cross product), four in
-//! SSE / NEON lanes otherwise (here). Positions and normals are transposed in and out.
+//! (`sdef_avx2.rs`, which also gets the rotation's third column as a cross product and
+//! broadcasts every joint's rows once per frame), four in SSE / NEON lanes otherwise (here).
+//! Positions and normals are transposed in and out.
 
 use glam::{Affine3A, Mat3A, Quat, Vec4};
 
