@@ -99,11 +99,10 @@ pub(crate) fn quadratic(q: Quat) -> Mat3A {
     bilinear(q, q)
 }
 
-/// One joint pair's slerp, as coefficients over its two rotation matrices.
+/// One joint pair's slerp, as coefficients over its two rotation matrices (the joints' own,
+/// [`JointRotations::matrices`]) and their cross term.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PairSlerp {
-    pub f0: Mat3A,
-    pub f1: Mat3A,
     pub cross: Mat3A,
     /// `sin(wθ) / sin θ = w·Σₖ sine[k]·w²ᵏ` (θ the pair's angle): the slerp coefficient of
     /// a lane of weight `w`, a polynomial in `w` with per-run coefficients.
@@ -114,10 +113,9 @@ pub(crate) struct PairSlerp {
 }
 
 impl PairSlerp {
-    /// The slerp from `q0` to `q1`, given their matrices `f0 = quadratic(q0)` and
-    /// `f1 = quadratic(q1)` (computed once per joint and frame).
+    /// The slerp from `q0` to `q1`.
     #[inline(always)]
-    pub fn new(q0: Quat, q1: Quat, f0: &Mat3A, f1: &Mat3A) -> Self {
+    pub fn new(q0: Quat, q1: Quat) -> Self {
         let (q0, q1) = (Vec4::from(q0), Vec4::from(q1));
         // The shorter arc: flip q1 when the dot product is negative (without a branch, which
         // would mispredict half the time). The quadratic form is even, so only the cross term
@@ -128,8 +126,6 @@ impl PairSlerp {
         let near = dot > 0.9995;
         Self {
             cross: bilinear(q0, q1),
-            f0: *f0,
-            f1: *f1,
             sine: if near {
                 [0.0; 5]
             } else {
@@ -141,12 +137,13 @@ impl PairSlerp {
         }
     }
 
-    /// The rotation matrix of `slerp(q0, q1, t)` (one lane of the kernels' work).
+    /// The rotation matrix of `slerp(q0, q1, t)` for joints of matrices `f0`, `f1` (one lane
+    /// of the kernels' work).
     #[cfg(test)]
-    fn at(&self, t: f32) -> Mat3A {
+    fn at(&self, f0: Mat3A, f1: Mat3A, t: f32) -> Mat3A {
         let (a, b) = coefficients4(self, Vec4::splat(1.0 - t));
         let (a, b) = (a.x, b.x);
-        self.f0 * (a * a) + self.cross * (2.0 * a * b) + self.f1 * (b * b)
+        f0 * (a * a) + self.cross * (2.0 * a * b) + f1 * (b * b)
     }
 }
 
@@ -162,13 +159,7 @@ impl JointRotations<'_> {
     /// The slerp set-up of `run`'s joint pair.
     #[inline(always)]
     pub fn pair(&self, run: &SdefRun) -> PairSlerp {
-        let (j0, j1) = (run.j[0] as usize, run.j[1] as usize);
-        PairSlerp::new(
-            self.quats[j0],
-            self.quats[j1],
-            &self.matrices[j0],
-            &self.matrices[j1],
-        )
+        PairSlerp::new(self.quats[run.j[0] as usize], self.quats[run.j[1] as usize])
     }
 }
 
@@ -246,9 +237,9 @@ fn four<const N: bool>(
         let dt = m0.translation - m1.translation;
         let t1 = m1.translation;
         let c = RunLanes {
-            f0: splat_mat(&slerp.f0),
+            f0: splat_mat(&rotations.matrices[j0]),
             cross: splat_mat(&slerp.cross),
-            f1: splat_mat(&slerp.f1),
+            f1: splat_mat(&rotations.matrices[j1]),
             m0: splat_mat(&m0.matrix3),
             m1: splat_mat(&m1.matrix3),
             t1: [Vec4::splat(t1.x), Vec4::splat(t1.y), Vec4::splat(t1.z)],
@@ -380,11 +371,11 @@ mod tests {
             a * Quat::from_rotation_x(0.001),
             a,
         ] {
-            let s = PairSlerp::new(a, b, &quadratic(a), &quadratic(b));
+            let s = PairSlerp::new(a, b);
             for k in 0..=10 {
                 let t = k as f32 / 10.0;
                 let want = Mat3A::from_quat(a.slerp(b, t));
-                let got = s.at(t);
+                let got = s.at(quadratic(a), quadratic(b), t);
                 for (w, g) in want.to_cols_array().iter().zip(got.to_cols_array()) {
                     assert!((w - g).abs() < 1e-5, "{t}: {want} vs {got}");
                 }

@@ -479,8 +479,8 @@ impl Skin {
         // Joint rotations for SDEF, dual quaternions for QDEF / the dual-quaternion mode; each
         // only when some vertex reads it.
         let duals = self.needs_duals(mode);
-        if duals || !self.sdef.is_empty() {
-            scratch.rotations.resize(self.joint_count, Quat::IDENTITY);
+        scratch.rotations.resize(self.joint_count, Quat::IDENTITY);
+        if duals {
             scratch.duals.resize(self.joint_count, DualQuat::IDENTITY);
             for ((m, q), d) in matrices
                 .iter()
@@ -488,28 +488,33 @@ impl Skin {
                 .zip(&mut scratch.duals)
             {
                 *q = rotation_of(m);
-                if duals {
-                    *d = DualQuat::from_rotation_translation(*q, m.translation.into());
-                }
+                *d = DualQuat::from_rotation_translation(*q, m.translation.into());
             }
-            if !self.sdef.is_empty() {
+        }
+        if !self.sdef.is_empty() {
+            // Only the joints SDEF names: their rotations (unless the duals made them), the
+            // rotations' matrices and, for the AVX2 kernel, their broadcast rows.
+            scratch
+                .rotation_matrices
+                .resize(self.joint_count, Mat3A::IDENTITY);
+            #[cfg(target_arch = "x86_64")]
+            let wide = crate::fma::has_fma();
+            #[cfg(target_arch = "x86_64")]
+            if wide {
                 scratch
-                    .rotation_matrices
-                    .resize(self.joint_count, Mat3A::IDENTITY);
-                for (f, q) in scratch.rotation_matrices.iter_mut().zip(&scratch.rotations) {
-                    *f = crate::sdef::quadratic(*q);
+                    .joint_rows
+                    .resize(self.joint_count, crate::sdef_avx2::JointRows::default());
+            }
+            for &j in &self.sdef_joints {
+                let j = j as usize;
+                if !duals {
+                    scratch.rotations[j] = rotation_of(&matrices[j]);
                 }
+                let f = crate::sdef::quadratic(scratch.rotations[j]);
+                scratch.rotation_matrices[j] = f;
                 #[cfg(target_arch = "x86_64")]
-                if crate::fma::has_fma() {
-                    let rows = &mut scratch.joint_rows;
-                    rows.resize(self.joint_count, crate::sdef_avx2::JointRows::default());
-                    for &j in &self.sdef_joints {
-                        let j = j as usize;
-                        rows[j] = crate::sdef_avx2::JointRows::new(
-                            &scratch.rotation_matrices[j],
-                            &matrices[j],
-                        );
-                    }
+                if wide {
+                    scratch.joint_rows[j] = crate::sdef_avx2::JointRows::new(&f, &matrices[j]);
                 }
             }
         }
