@@ -16,39 +16,7 @@ fn leg_pmx() -> Pmx {
     let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 2);
     let f = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
     let bone = common::fixtures::pmx_bone;
-    let mut bones = vec![
-        bone(
-            "センター",
-            -1,
-            Vec3::new(0.0, 8.0, 0.0),
-            f | PmxBoneFlags::MOVABLE,
-        ),
-        bone("左足", 0, Vec3::new(1.0, 10.0, 0.0), f),
-        bone("左ひざ", 1, Vec3::new(1.0, 6.0, 0.0), f),
-        bone("左足首", 2, Vec3::new(1.0, 2.0, 0.0), f),
-    ];
-    let mut ik = bone(
-        "左足ＩＫ",
-        0,
-        Vec3::new(1.0, 2.0, 0.0),
-        f | PmxBoneFlags::MOVABLE | PmxBoneFlags::IK,
-    );
-    ik.ik = Some(PmxIk {
-        effector: 3,
-        loop_count: 40,
-        limit_angle: -2.0,
-        links: vec![
-            PmxIkLink {
-                bone: 2,
-                limit: Some((Vec3::new(-3.0, 0.0, 0.0), Vec3::new(-0.008, 0.0, 0.0))),
-            },
-            PmxIkLink {
-                bone: 1,
-                limit: None,
-            },
-        ],
-    });
-    bones.push(ik);
+    let mut bones = common::fixtures::pmx_leg_bones(-2.0);
     bones.push(bone("両目", 0, Vec3::new(0.0, 20.0, 0.0), f));
     let mut eye = bone(
         "左目",

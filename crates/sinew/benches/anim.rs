@@ -257,24 +257,15 @@ fn bench_anim(c: &mut Criterion) {
         }
 
         let clip = h.walk_clip(keys, 0.0);
+        sample_benches(
+            &mut group,
+            &h,
+            &format!("64j_{keys}keys_linear_trs_60fps"),
+            &clip,
+        );
         let binding = ClipBinding::new(&clip, &h.skeleton);
         let mut cache = SampleCache::for_binding(&binding);
         let mut out = h.skeleton.rest_pose().to_vec();
-        let mut t = 0.0f32;
-        group.bench_function(format!("sample/64j_{keys}keys_linear_trs_60fps"), |b| {
-            b.iter(|| {
-                t += DT;
-                sample(
-                    &clip,
-                    &binding,
-                    &mut cache,
-                    black_box(t),
-                    Untracked::Keep,
-                    &mut out,
-                );
-                black_box(&out);
-            });
-        });
         let mut t = 0.0f32;
         let mut rng = 0x1234_5678u32;
         group.bench_function(
