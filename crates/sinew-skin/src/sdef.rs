@@ -178,7 +178,13 @@ pub(crate) fn run<const N: bool>(
         // SAFETY: the CPU has the features the function is compiled for; the lane ranges and
         // vertex indices were built by `Skin::new`, the slices checked by `Skin::deform`, and
         // `rows` filled for every joint a run names.
-        unsafe { crate::sdef_avx2::run::<N>(runs, rotations, rows, lanes, out) };
+        unsafe {
+            if crate::fma::has_avx512vl() {
+                crate::sdef_avx2::run_wide_registers::<N>(runs, rotations, rows, lanes, out);
+            } else {
+                crate::sdef_avx2::run::<N>(runs, rotations, rows, lanes, out);
+            }
+        }
         return;
     }
     four::<N>(runs, rotations, lanes, m, out);

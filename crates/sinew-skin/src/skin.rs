@@ -77,6 +77,9 @@ pub(crate) struct Sdef {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SdefLanes {
     pub v: Vec<u32>,
+    /// Each lane's vertex as a byte offset into a `[Vec3]` (12 × `v`): the eight-lane kernel
+    /// addresses with it directly.
+    pub at: Vec<u32>,
     pub w: Vec<f32>,
     pub c: [Vec<f32>; 3],
     pub u0: [Vec<f32>; 3],
@@ -173,7 +176,8 @@ impl Skin {
             joint_count,
             ..Skin::default()
         };
-        if u32::try_from(influences.len()).is_err() {
+        // Vertex byte offsets (12 per `Vec3`, plus a 16-byte load's reach) fit in a `u32`.
+        if influences.len() > (u32::MAX / 16) as usize {
             return Err(SkinError::Mesh(format!(
                 "{} vertices is more than a skin holds",
                 influences.len()
@@ -308,6 +312,7 @@ impl Skin {
             for k in 0..padded {
                 let s = &skin.sdef[at + k.min(len - 1)];
                 l.v.push(s.v);
+                l.at.push(s.v * 12);
                 l.w.push(s.w);
                 for k in 0..3 {
                     l.c[k].push(s.c[k]);
@@ -514,7 +519,7 @@ impl Skin {
                 scratch.rotation_matrices[j] = f;
                 #[cfg(target_arch = "x86_64")]
                 if wide {
-                    scratch.joint_rows[j] = crate::sdef_avx2::JointRows::new(&f, &matrices[j]);
+                    scratch.joint_rows[j].set(&f, &matrices[j]);
                 }
             }
         }
