@@ -166,28 +166,39 @@ impl JointRotations<'_> {
 /// Skins the SDEF span: eight lanes at a time with AVX2 + FMA where the CPU has them, four
 /// otherwise.
 pub(crate) fn run<const N: bool>(
-    runs: &[SdefRun],
-    rotations: JointRotations<'_>,
-    lanes: &SdefLanes,
+    skin: &crate::Skin,
+    scratch: &crate::SkinScratch,
     m: &[Affine3A],
-    #[cfg(target_arch = "x86_64")] rows: &[crate::sdef_avx2::JointRows],
     out: &mut Out<'_>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if crate::fma::has_fma() {
-        // SAFETY: the CPU has the features the function is compiled for; the lane ranges and
-        // vertex indices were built by `Skin::new`, the slices checked by `Skin::deform`, and
-        // `rows` filled for every joint a run names.
+        let span = crate::sdef_avx2::Span {
+            block_runs: &skin.sdef_block_runs,
+            last: skin.sdef_last_block,
+            runs: &skin.sdef_runs,
+            constants: &scratch.run_constants,
+            rows: &scratch.joint_rows,
+            lanes: &skin.sdef_lanes,
+        };
+        // SAFETY: the CPU has the features the functions are compiled for; the blocks, lane
+        // ranges and vertex offsets were built by `Skin::new`, the slices checked by
+        // `Skin::deform`, which also filled `constants` for every run and `rows` for every
+        // joint a run names.
         unsafe {
             if crate::fma::has_avx512vl() {
-                crate::sdef_avx2::run_wide_registers::<N>(runs, rotations, rows, lanes, out);
+                crate::sdef_avx2::run_wide_registers::<N>(span, out);
             } else {
-                crate::sdef_avx2::run::<N>(runs, rotations, rows, lanes, out);
+                crate::sdef_avx2::run::<N>(span, out);
             }
         }
         return;
     }
-    four::<N>(runs, rotations, lanes, m, out);
+    let rotations = JointRotations {
+        quats: &scratch.rotations,
+        matrices: &scratch.rotation_matrices,
+    };
+    four::<N>(&skin.sdef_runs, rotations, &skin.sdef_lanes, m, out);
 }
 
 /// The slerp coefficients `(a, b)` of `q0` and `q1` for joint-0 weights `w`: `slerp(q0, q1,

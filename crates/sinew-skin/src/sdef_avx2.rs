@@ -4,27 +4,48 @@
 //! normals between the mesh's `[Vec3]` and lanes takes in-lane 4×4 transposes only.
 
 use std::arch::x86_64::{
-    __m128, __m256, _mm256_add_ps, _mm256_castps256_ps128, _mm256_div_ps, _mm256_extractf128_ps,
-    _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set1_ps,
-    _mm256_set_m128, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_sub_ps, _mm256_unpackhi_ps,
-    _mm256_unpacklo_ps, _mm_castpd_ps, _mm_castps_pd, _mm_cvtsd_f64, _mm_cvtss_f32, _mm_insert_ps,
-    _mm_load_sd, _mm_load_ss, _mm_loadu_ps, _mm_movehl_ps,
+    __m128, __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_castps256_ps128, _mm256_div_ps,
+    _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu_ps, _mm256_mul_ps,
+    _mm256_set1_ps, _mm256_set_m128, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_sub_ps,
+    _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_castpd_ps, _mm_castps_pd, _mm_cvtsd_f64,
+    _mm_cvtss_f32, _mm_insert_ps, _mm_load_sd, _mm_load_ss, _mm_loadu_ps, _mm_movehl_ps,
 };
 
 use glam::{Affine3A, Mat3A, Vec3};
 
-use crate::sdef::{JointRotations, PairSlerp};
+use crate::sdef::PairSlerp;
 use crate::skin::{Out, SdefLanes, SdefRun};
 
-/// One run's constants, element `[column][row]`, broadcast over eight lanes. The slerp's
-/// matrices need two columns: a rotation's third is the cross product of the first two.
-struct Constants<'a> {
-    sine: [__m256; 5],
-    cross: [[__m256; 3]; 2],
-    dt: [__m256; 3],
-    /// The two joints' rows, broadcast once per frame ([`JointRows`]).
-    j0: &'a JointRows,
-    j1: &'a JointRows,
+/// One run's constants for a frame, sixteen floats (one cache line): the pair's slerp
+/// (sine coefficients, the first two columns of the cross term — a rotation's third column is
+/// the cross product of its first two), the joints' translation difference. Computed for
+/// every run before the blocks, which read them as broadcasts, so all runs' blocks go through
+/// one flat loop (no per-run set-up or loop exit between them).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct RunConstants {
+    sine: [f32; 5],
+    /// Columns 0 and 1, element `[column * 3 + row]`.
+    cross: [f32; 6],
+    dt: [f32; 3],
+    dot: f32,
+    near: bool,
+}
+
+impl RunConstants {
+    /// The constants of a run whose pair slerps as `slerp` and whose joints' skinning
+    /// matrices are `m0`, `m1`.
+    pub(crate) fn new(slerp: &PairSlerp, m0: &Affine3A, m1: &Affine3A) -> Self {
+        let c = slerp.cross.to_cols_array();
+        let dt = m0.translation - m1.translation;
+        Self {
+            sine: slerp.sine,
+            cross: [c[0], c[1], c[2], c[3], c[4], c[5]],
+            dt: dt.to_array(),
+            dot: slerp.dot,
+            near: slerp.near,
+        }
+    }
 }
 
 /// One joint's constants broadcast over eight lanes, once per frame for every joint SDEF
@@ -81,16 +102,6 @@ fn load(x: &[f32; 8]) -> __m256 {
     // SAFETY: eight readable floats, aligned by `JointRows`' `repr(align(32))`; AVX is
     // enabled in every function this inlines into (the module is only entered with AVX2).
     unsafe { core::arch::x86_64::_mm256_load_ps(x.as_ptr()) }
-}
-
-#[inline(always)]
-unsafe fn splat_two(m: &Mat3A) -> [[__m256; 3]; 2] {
-    let c = m.to_cols_array_2d();
-    let s = _mm256_set1_ps;
-    [
-        [s(c[0][0]), s(c[0][1]), s(c[0][2])],
-        [s(c[1][0]), s(c[1][1]), s(c[1][2])],
-    ]
 }
 
 /// `w·Σₖ c[k]·w²ᵏ` over eight lanes (`PairSlerp::sine`), in Estrin's scheme: the kernel is
@@ -199,22 +210,17 @@ unsafe fn scatter(to: &mut [Vec3], ids: &[u32], v: [__m256; 3]) {
     }
 }
 
-/// The SDEF span, eight lanes at a time.
+/// The SDEF span, eight lanes at a time: `block_runs[b]` is the run of lanes `8b..8b + 8`.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; `runs` and `lanes` come from one `Skin` (whole blocks of eight,
-/// vertex ids below its vertex count) and `out`'s slices were checked against that count
-/// (normals when `N`); `m` and `rotations` cover the skin's joints.
+/// The CPU has AVX2 and FMA; `block_runs`, `runs` and `lanes` come from one `Skin` (whole
+/// blocks of eight, vertex offsets below its vertex count; only block `last` holds the mesh's
+/// last vertex) and `out`'s slices were checked against that count (normals when `N`);
+/// `constants` has an entry per run and `rows` one per joint.
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn run<const N: bool>(
-    runs: &[SdefRun],
-    rotations: JointRotations<'_>,
-    rows: &[JointRows],
-    lanes: &SdefLanes,
-    out: &mut Out<'_>,
-) {
+pub(crate) unsafe fn run<const N: bool>(span: Span<'_>, out: &mut Out<'_>) {
     // SAFETY: the caller's.
-    unsafe { runs_body::<N>(runs, rotations, rows, lanes, out) }
+    unsafe { blocks::<N>(span, out) }
 }
 
 /// [`run`] compiled where the CPU also has AVX-512F and AVX-512VL: the same 256-bit code,
@@ -223,84 +229,74 @@ pub(crate) unsafe fn run<const N: bool>(
 /// # Safety
 /// As [`run`], and the CPU has AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl")]
-pub(crate) unsafe fn run_wide_registers<const N: bool>(
-    runs: &[SdefRun],
-    rotations: JointRotations<'_>,
-    rows: &[JointRows],
-    lanes: &SdefLanes,
-    out: &mut Out<'_>,
-) {
+pub(crate) unsafe fn run_wide_registers<const N: bool>(span: Span<'_>, out: &mut Out<'_>) {
     // SAFETY: the caller's.
-    unsafe { runs_body::<N>(runs, rotations, rows, lanes, out) }
+    unsafe { blocks::<N>(span, out) }
 }
 
-/// The loop over runs, inlined into [`run`] and [`run_wide_registers`] so each compiles it
+/// What the eight-lane kernel reads: the skin's blocks, runs and lanes, and the frame's
+/// per-run constants and per-joint rows.
+#[derive(Clone, Copy)]
+pub(crate) struct Span<'a> {
+    pub block_runs: &'a [u32],
+    /// The block holding the mesh's last vertex (no 16-byte loads there), if any.
+    pub last: Option<usize>,
+    pub runs: &'a [SdefRun],
+    pub constants: &'a [RunConstants],
+    pub rows: &'a [JointRows],
+    pub lanes: &'a SdefLanes,
+}
+
+/// The loop over blocks, inlined into [`run`] and [`run_wide_registers`] so each compiles it
 /// (and the helpers it inlines) for its own features.
 ///
 /// # Safety
 /// As [`run`].
 #[inline(always)]
-unsafe fn runs_body<const N: bool>(
-    runs: &[SdefRun],
-    rotations: JointRotations<'_>,
-    rows: &[JointRows],
-    lanes: &SdefLanes,
-    out: &mut Out<'_>,
-) {
-    for r in runs {
-        let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
-        let slerp = &rotations.pair(r);
-        let (j0, j1) = (&rows[j0], &rows[j1]);
-        // SAFETY: AVX2 and FMA (caller).
-        let c = unsafe { Constants::new(slerp, j0, j1) };
-        let (start, end) = (r.start as usize, r.end as usize);
-        debug_assert!(end <= lanes.w.len() && (end - start) % 8 == 0);
-        for k in (start..end).step_by(8) {
-            // SAFETY: lanes `k..k + 8` exist (whole blocks), the last vertex only in runs
-            // that hold it; the rest is the caller's.
-            unsafe {
-                if r.holds_last {
-                    block::<N, false>(slerp, &c, lanes, k, out);
-                } else {
-                    block::<N, true>(slerp, &c, lanes, k, out);
-                }
+unsafe fn blocks<const N: bool>(span: Span<'_>, out: &mut Out<'_>) {
+    debug_assert!(span.block_runs.len() * 8 <= span.lanes.w.len());
+    let last = span.last.unwrap_or(usize::MAX);
+    for (b, &r) in span.block_runs.iter().enumerate() {
+        let run = &span.runs[r as usize];
+        let c = &span.constants[r as usize];
+        let (j0, j1) = (&span.rows[run.j[0] as usize], &span.rows[run.j[1] as usize]);
+        // SAFETY: lanes `8b..8b + 8` exist (whole blocks), the last vertex only in block
+        // `last`; the rest is the caller's.
+        unsafe {
+            if b == last {
+                block::<N, false>(c, j0, j1, span.lanes, b * 8, out);
+            } else {
+                block::<N, true>(c, j0, j1, span.lanes, b * 8, out);
             }
         }
     }
 }
 
-impl<'a> Constants<'a> {
-    /// A run's constants: its pair's slerp and the two joints' rows.
-    #[inline(always)]
-    unsafe fn new(slerp: &PairSlerp, j0: &'a JointRows, j1: &'a JointRows) -> Self {
-        Self {
-            sine: slerp.sine.map(|c| _mm256_set1_ps(c)),
-            cross: splat_two(&slerp.cross),
-            dt: [0, 1, 2].map(|k| _mm256_sub_ps(j0.t(k), j1.t(k))),
-            j0,
-            j1,
-        }
-    }
+/// Eight lanes of one float.
+#[inline(always)]
+unsafe fn splat(x: &f32) -> __m256 {
+    _mm256_broadcast_ss(x)
 }
 
 /// The slerp's `(a², 2ab, b²)` for joint-0 weights `w`, where
 /// `slerp(q0, q1, 1 − w) = a·q0 + b·q1`.
 #[inline(always)]
-unsafe fn squares(slerp: &PairSlerp, sine: &[__m256; 5], w: __m256) -> (__m256, __m256, __m256) {
+unsafe fn squares(c: &RunConstants, w: __m256) -> (__m256, __m256, __m256) {
     let s = _mm256_set1_ps;
     let t = _mm256_sub_ps(s(1.0), w);
     // Slerp coefficients a (of q0) and b (of q1): slerp(q0, q1, 1 − w) = a·q0 + b·q1.
-    let (a, b) = if slerp.near {
+    let (a, b) = if c.near {
         let wt = _mm256_mul_ps(w, t);
         let len2 = _mm256_fmadd_ps(
             wt,
-            s(2.0 * slerp.dot),
+            s(2.0 * c.dot),
             _mm256_fmadd_ps(w, w, _mm256_mul_ps(t, t)),
         );
         let inv = _mm256_div_ps(s(1.0), _mm256_sqrt_ps(len2));
         (_mm256_mul_ps(w, inv), _mm256_mul_ps(t, inv))
     } else {
-        (sine8(sine, w), sine8(sine, t))
+        let sine = c.sine.each_ref().map(|x| splat(x));
+        (sine8(&sine, w), sine8(&sine, t))
     };
     (
         _mm256_mul_ps(a, a),
@@ -316,8 +312,9 @@ unsafe fn squares(slerp: &PairSlerp, sine: &[__m256; 5], w: __m256) -> (__m256, 
 /// `WIDE`.
 #[inline(always)]
 unsafe fn block<const N: bool, const WIDE: bool>(
-    slerp: &PairSlerp,
-    c: &Constants,
+    c: &RunConstants,
+    j0: &JointRows,
+    j1: &JointRows,
     lanes: &SdefLanes,
     k: usize,
     out: &mut Out<'_>,
@@ -326,14 +323,18 @@ unsafe fn block<const N: bool, const WIDE: bool>(
     // SAFETY: `k + 8` lanes exist in every array of `lanes` (caller).
     let load = |v: &[f32]| unsafe { _mm256_loadu_ps(v.as_ptr().add(k)) };
     let w = load(&lanes.w);
-    let (aa, ab, bb) = squares(slerp, &c.sine, w);
+    let (aa, ab, bb) = squares(c, w);
     let mut rot = [[s(0.0); 3]; 3];
     for (col, r) in rot.iter_mut().take(2).enumerate() {
         for (row, x) in r.iter_mut().enumerate() {
             *x = _mm256_fmadd_ps(
-                c.j0.f(col, row),
+                j0.f(col, row),
                 aa,
-                _mm256_fmadd_ps(c.cross[col][row], ab, _mm256_mul_ps(c.j1.f(col, row), bb)),
+                _mm256_fmadd_ps(
+                    splat(&c.cross[col * 3 + row]),
+                    ab,
+                    _mm256_mul_ps(j1.f(col, row), bb),
+                ),
             );
         }
     }
@@ -361,13 +362,13 @@ unsafe fn block<const N: bool, const WIDE: bool>(
     for (row, pr) in p.iter_mut().enumerate() {
         // The joints' part (independent of the rotation) first, the rotation's last: the
         // rotation ends the longest chain.
-        let mut x = _mm256_fmadd_ps(c.dt[row], w, c.j1.t(row));
-        x = _mm256_fmadd_ps(c.j0.m(0, row), u0[0], x);
-        x = _mm256_fmadd_ps(c.j0.m(1, row), u0[1], x);
-        x = _mm256_fmadd_ps(c.j0.m(2, row), u0[2], x);
-        let mut y = _mm256_mul_ps(c.j1.m(0, row), u1[0]);
-        y = _mm256_fmadd_ps(c.j1.m(1, row), u1[1], y);
-        y = _mm256_fmadd_ps(c.j1.m(2, row), u1[2], y);
+        let mut x = _mm256_fmadd_ps(splat(&c.dt[row]), w, j1.t(row));
+        x = _mm256_fmadd_ps(j0.m(0, row), u0[0], x);
+        x = _mm256_fmadd_ps(j0.m(1, row), u0[1], x);
+        x = _mm256_fmadd_ps(j0.m(2, row), u0[2], x);
+        let mut y = _mm256_mul_ps(j1.m(0, row), u1[0]);
+        y = _mm256_fmadd_ps(j1.m(1, row), u1[1], y);
+        y = _mm256_fmadd_ps(j1.m(2, row), u1[2], y);
         let mut z = _mm256_fmadd_ps(rot[0][row], d[0], _mm256_add_ps(x, y));
         z = _mm256_fmadd_ps(rot[1][row], d[1], z);
         *pr = _mm256_fmadd_ps(rot[2][row], d[2], z);

@@ -92,8 +92,6 @@ pub(crate) const SDEF_BLOCK: usize = 8;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SdefRun {
     pub j: [u32; 2],
-    /// Whether the run holds the mesh's last vertex (no 16-byte loads of it: nothing follows).
-    pub holds_last: bool,
     pub start: u32,
     pub end: u32,
 }
@@ -119,6 +117,11 @@ pub struct Skin {
     pub(crate) sdef_lanes: SdefLanes,
     /// The joints SDEF runs name, each once.
     pub(crate) sdef_joints: Vec<u32>,
+    /// Per block of [`SDEF_BLOCK`] lanes, its run.
+    pub(crate) sdef_block_runs: Vec<u32>,
+    /// The block holding the mesh's last vertex, if SDEF skins it (no 16-byte loads of it:
+    /// nothing follows).
+    pub(crate) sdef_last_block: Option<usize>,
 }
 
 /// Per-character scratch of [`Skin::deform`]: the joints' rotations and dual quaternions,
@@ -133,6 +136,9 @@ pub struct SkinScratch {
     /// reads, when the AVX2 kernel runs).
     #[cfg(target_arch = "x86_64")]
     pub(crate) joint_rows: Vec<crate::sdef_avx2::JointRows>,
+    /// Per SDEF run, its frame's constants (when the AVX2 kernel runs).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) run_constants: Vec<crate::sdef_avx2::RunConstants>,
 }
 
 impl SkinScratch {
@@ -149,6 +155,8 @@ impl SkinScratch {
             } else {
                 vec![crate::sdef_avx2::JointRows::default(); skin.joint_count]
             },
+            #[cfg(target_arch = "x86_64")]
+            run_constants: vec![crate::sdef_avx2::RunConstants::default(); skin.sdef_runs.len()],
         }
     }
 }
@@ -319,11 +327,18 @@ impl Skin {
                     l.u0[k].push(s.u0[k]);
                 }
             }
+            let holds_last = skin.sdef[at..at + len]
+                .iter()
+                .any(|s| s.v as usize + 1 == skin.vertex_count);
+            let run = skin.sdef_runs.len() as u32;
+            if holds_last {
+                // The last vertex is its run's last (sorted by vertex), padding included.
+                skin.sdef_last_block = Some(l.w.len() / SDEF_BLOCK - 1);
+            }
+            skin.sdef_block_runs
+                .extend(std::iter::repeat_n(run, padded / SDEF_BLOCK));
             skin.sdef_runs.push(SdefRun {
                 j,
-                holds_last: skin.sdef[at..at + len]
-                    .iter()
-                    .any(|s| s.v as usize + 1 == skin.vertex_count),
                 start,
                 end: l.w.len() as u32,
             });
@@ -522,6 +537,19 @@ impl Skin {
                     scratch.joint_rows[j].set(&f, &matrices[j]);
                 }
             }
+            #[cfg(target_arch = "x86_64")]
+            if wide {
+                scratch.run_constants.resize(
+                    self.sdef_runs.len(),
+                    crate::sdef_avx2::RunConstants::default(),
+                );
+                for (r, c) in self.sdef_runs.iter().zip(&mut scratch.run_constants) {
+                    let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
+                    let slerp =
+                        crate::sdef::PairSlerp::new(scratch.rotations[j0], scratch.rotations[j1]);
+                    *c = crate::sdef_avx2::RunConstants::new(&slerp, &matrices[j0], &matrices[j1]);
+                }
+            }
         }
         let out = Out {
             positions: out_positions,
@@ -571,18 +599,7 @@ impl Skin {
         for s in &self.dual {
             out.dual::<N>(s.v, self.pool_blend(s, &scratch.duals));
         }
-        crate::sdef::run::<N>(
-            &self.sdef_runs,
-            crate::sdef::JointRotations {
-                quats: &scratch.rotations,
-                matrices: &scratch.rotation_matrices,
-            },
-            &self.sdef_lanes,
-            m,
-            #[cfg(target_arch = "x86_64")]
-            &scratch.joint_rows,
-            &mut out,
-        );
+        crate::sdef::run::<N>(self, scratch, m, &mut out);
     }
 
     fn pool_blend(&self, s: &Many, d: &[DualQuat]) -> DualQuat {
