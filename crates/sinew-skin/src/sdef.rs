@@ -12,8 +12,11 @@
 //! polynomial, `sin θ = √(1 − cos²θ)`). The vertices' SDEF data is kept as structure of
 //! arrays, each run padded to whole blocks of eight lanes at load, so the kernels have no
 //! remainder loop: eight lanes at a time in AVX2 + FMA registers where the CPU has them
-//! (`sdef_avx2.rs`, which also gets the rotation's third column as a cross product and
-//! broadcasts every joint's rows once per frame), four in SSE / NEON lanes otherwise (here).
+//! (`sdef_avx2.rs`: every run's slerp set-up computed eight runs at a time before the blocks,
+//! then one flat loop over all blocks reading their run's constants as broadcasts; the
+//! rotation's third column as a cross product; every joint's rows broadcast once per frame;
+//! a copy compiled with AVX-512VL's 32 registers where present), four in SSE / NEON lanes
+//! otherwise (here).
 //! Positions and normals are transposed in and out.
 
 use glam::{Affine3A, Mat3A, Quat, Vec4};
@@ -21,7 +24,7 @@ use glam::{Affine3A, Mat3A, Quat, Vec4};
 use crate::skin::{Out, SdefLanes, SdefRun};
 
 /// `sin(x) ≈ x·Σₖ SINE[k]·x²ᵏ` on `[0, π/2]` (a near-minimax fit: error below 1e-8 there).
-const SINE: [f32; 5] = [
+pub(crate) const SINE: [f32; 5] = [
     1.0,
     -0.166_666_58,
     0.008_333_051,
@@ -50,23 +53,28 @@ fn sine4(c: &[f32; 5], w: Vec4) -> Vec4 {
     w * (p * w2 + s(c[0]))
 }
 
-/// `acos(x)` for `x` in `[0, 1]` (Abramowitz & Stegun 4.4.46: error below 2e-8 in exact
-/// arithmetic, a few 1e-7 in `f32`).
+/// `acos(x) ≈ √(1 − x)·Σₖ ACOS[k]·xᵏ` for `x` in `[0, 1]` (Abramowitz & Stegun 4.4.46:
+/// error below 2e-8 in exact arithmetic, a few 1e-7 in `f32`).
+pub(crate) const ACOS: [f32; 8] = [
+    std::f32::consts::FRAC_PI_2,
+    -0.214_598_8,
+    0.088_978_99,
+    -0.050_174_3,
+    0.030_891_88,
+    -0.017_088_126,
+    0.006_670_09,
+    -0.001_262_491_1,
+];
+
+/// `acos(x)` for `x` in `[0, 1]` ([`ACOS`]).
 #[inline(always)]
 fn acos_unit(x: f32) -> f32 {
-    const A: [f32; 8] = [
-        std::f32::consts::FRAC_PI_2,
-        -0.214_598_8,
-        0.088_978_99,
-        -0.050_174_3,
-        0.030_891_88,
-        -0.017_088_126,
-        0.006_670_09,
-        -0.001_262_491_1,
-    ];
-    let p = A.iter().rev().fold(0.0, |acc, &a| acc * x + a);
+    let p = ACOS.iter().rev().fold(0.0, |acc, &a| acc * x + a);
     (1.0 - x).max(0.0).sqrt() * p
 }
+
+/// Nearly equal rotations (|q0·q1| above this) slerp as a normalised lerp.
+pub(crate) const NEAR: f32 = 0.9995;
 
 /// The symmetric bilinear form `B(p, q)` whose diagonal `B(q, q)` is the rotation matrix of
 /// `q` as a homogeneous quadratic form (no `|q| = 1` assumed), so the matrix of `a·p + b·q` is
@@ -123,7 +131,7 @@ impl PairSlerp {
         let dot = q0.dot(q1);
         let q1 = q1 * 1f32.copysign(dot);
         let dot = dot.abs().min(1.0);
-        let near = dot > 0.9995;
+        let near = dot > NEAR;
         Self {
             cross: bilinear(q0, q1),
             sine: if near {
@@ -455,6 +463,26 @@ mod tests {
             matrices: &scratch.rotation_matrices,
         };
         four::<true>(&skin.sdef_runs, rotations, &skin.sdef_lanes, &m, &mut out);
+        // The AVX2-only copy too (`deform` picks the AVX-512VL one where the CPU has it).
+        let (mut ap, mut an) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
+        let mut avx2 = Out {
+            positions: &mut ap,
+            normals: &mut an,
+            rest_p: &p,
+            rest_n: &n,
+        };
+        let span = crate::sdef_avx2::Span {
+            block_runs: &skin.sdef_block_runs,
+            last: skin.sdef_last_block,
+            runs: &skin.sdef_runs,
+            constants: &scratch.run_constants,
+            rows: &scratch.joint_rows,
+            lanes: &skin.sdef_lanes,
+        };
+        // SAFETY: AVX2 and FMA checked above; `deform` filled the constants and rows.
+        unsafe { crate::sdef_avx2::run::<true>(span, &mut avx2) };
+        assert!(skin.sdef_last_block.is_some(), "the last vertex is SDEF's");
+        assert_eq!((ap, an), (wp.clone(), wn.clone()));
         for v in 0..count {
             assert!(
                 (wp[v] - fp[v]).length() < 1e-5,

@@ -4,16 +4,18 @@
 //! normals between the mesh's `[Vec3]` and lanes takes in-lane 4×4 transposes only.
 
 use std::arch::x86_64::{
-    __m128, __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_castps256_ps128, _mm256_div_ps,
-    _mm256_extractf128_ps, _mm256_fmadd_ps, _mm256_fmsub_ps, _mm256_loadu_ps, _mm256_mul_ps,
-    _mm256_set1_ps, _mm256_set_m128, _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_sub_ps,
-    _mm256_unpackhi_ps, _mm256_unpacklo_ps, _mm_castpd_ps, _mm_castps_pd, _mm_cvtsd_f64,
-    _mm_cvtss_f32, _mm_insert_ps, _mm_load_sd, _mm_load_ss, _mm_loadu_ps, _mm_movehl_ps,
+    __m128, __m256, _mm256_add_ps, _mm256_and_ps, _mm256_andnot_ps, _mm256_broadcast_ss,
+    _mm256_castps256_ps128, _mm256_cmp_ps, _mm256_div_ps, _mm256_extractf128_ps, _mm256_fmadd_ps,
+    _mm256_fmsub_ps, _mm256_fnmadd_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_min_ps,
+    _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_ps, _mm256_set_m128, _mm256_shuffle_ps,
+    _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm256_unpackhi_ps, _mm256_unpacklo_ps,
+    _mm256_xor_ps, _mm_castpd_ps, _mm_castps_pd, _mm_cvtsd_f64, _mm_cvtss_f32, _mm_insert_ps,
+    _mm_load_sd, _mm_load_ss, _mm_loadu_ps, _mm_movehl_ps, _CMP_GT_OQ,
 };
 
-use glam::{Affine3A, Mat3A, Vec3};
+use glam::{Affine3A, Mat3A, Quat, Vec3};
 
-use crate::sdef::PairSlerp;
+use crate::sdef::{ACOS, NEAR, SINE};
 use crate::skin::{Out, SdefLanes, SdefRun};
 
 /// One run's constants for a frame, sixteen floats (one cache line): the pair's slerp
@@ -34,8 +36,9 @@ pub(crate) struct RunConstants {
 
 impl RunConstants {
     /// The constants of a run whose pair slerps as `slerp` and whose joints' skinning
-    /// matrices are `m0`, `m1`.
-    pub(crate) fn new(slerp: &PairSlerp, m0: &Affine3A, m1: &Affine3A) -> Self {
+    /// matrices are `m0`, `m1` (one at a time: the reference for [`fill_constants`]).
+    #[cfg(test)]
+    fn new(slerp: &crate::sdef::PairSlerp, m0: &Affine3A, m1: &Affine3A) -> Self {
         let c = slerp.cross.to_cols_array();
         let dt = m0.translation - m1.translation;
         Self {
@@ -46,6 +49,128 @@ impl RunConstants {
             near: slerp.near,
         }
     }
+}
+
+/// Every run's [`RunConstants`] for a frame, eight runs at a time: [`PairSlerp::new`]'s
+/// arithmetic lane-wise (its arc cosine and sine coefficients are chains of dependent
+/// instructions; eight runs share each).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; every joint a run names is below `quats.len()` and `m.len()`;
+/// `out` has an entry per run.
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn fill_constants(
+    runs: &[SdefRun],
+    quats: &[Quat],
+    m: &[Affine3A],
+    out: &mut [RunConstants],
+) {
+    debug_assert_eq!(runs.len(), out.len());
+    let s = _mm256_set1_ps;
+    for (chunk, dst) in runs.chunks(8).zip(out.chunks_mut(8)) {
+        // Lanes past the chunk's end repeat its last run (computed, not stored).
+        let mut j = [[0usize; 8]; 2];
+        for l in 0..8 {
+            let r = &chunk[l.min(chunk.len() - 1)];
+            j[0][l] = r.j[0] as usize;
+            j[1][l] = r.j[1] as usize;
+        }
+        let (p, q) = (
+            quaternion_lanes(quats, &j[0]),
+            quaternion_lanes(quats, &j[1]),
+        );
+        let dot = _mm256_fmadd_ps(
+            p[3],
+            q[3],
+            _mm256_fmadd_ps(
+                p[2],
+                q[2],
+                _mm256_fmadd_ps(p[1], q[1], _mm256_mul_ps(p[0], q[0])),
+            ),
+        );
+        // The shorter arc: q1's sign flipped where the dot product is negative.
+        let sign = _mm256_and_ps(dot, s(-0.0));
+        let q = [
+            _mm256_xor_ps(q[0], sign),
+            _mm256_xor_ps(q[1], sign),
+            _mm256_xor_ps(q[2], sign),
+            _mm256_xor_ps(q[3], sign),
+        ];
+        let d = _mm256_min_ps(_mm256_andnot_ps(s(-0.0), dot), s(1.0));
+        let near = _mm256_cmp_ps::<_CMP_GT_OQ>(d, s(NEAR));
+        let mut poly = s(ACOS[7]);
+        for &a in ACOS[..7].iter().rev() {
+            poly = _mm256_fmadd_ps(poly, d, s(a));
+        }
+        let theta = _mm256_mul_ps(
+            _mm256_sqrt_ps(_mm256_max_ps(_mm256_sub_ps(s(1.0), d), s(0.0))),
+            poly,
+        );
+        let inv_sin = _mm256_div_ps(s(1.0), _mm256_sqrt_ps(_mm256_fnmadd_ps(d, d, s(1.0))));
+        let t2 = _mm256_mul_ps(theta, theta);
+        let mut power = _mm256_mul_ps(theta, inv_sin);
+        let mut sine = [s(0.0); 5];
+        for (c, &k) in sine.iter_mut().zip(&SINE) {
+            // Zero where the pair is near (its lanes normalise a lerp instead).
+            *c = _mm256_andnot_ps(near, _mm256_mul_ps(s(k), power));
+            power = _mm256_mul_ps(power, t2);
+        }
+        // The cross term's first two columns (`sdef.rs`'s bilinear form of q0 and q1).
+        let (ww, xx) = (_mm256_mul_ps(p[3], q[3]), _mm256_mul_ps(p[0], q[0]));
+        let (yy, zz) = (_mm256_mul_ps(p[1], q[1]), _mm256_mul_ps(p[2], q[2]));
+        let xy = _mm256_fmadd_ps(p[0], q[1], _mm256_mul_ps(p[1], q[0]));
+        let xz = _mm256_fmadd_ps(p[0], q[2], _mm256_mul_ps(p[2], q[0]));
+        let yz = _mm256_fmadd_ps(p[1], q[2], _mm256_mul_ps(p[2], q[1]));
+        let wx = _mm256_fmadd_ps(p[3], q[0], _mm256_mul_ps(p[0], q[3]));
+        let wy = _mm256_fmadd_ps(p[3], q[1], _mm256_mul_ps(p[1], q[3]));
+        let wz = _mm256_fmadd_ps(p[3], q[2], _mm256_mul_ps(p[2], q[3]));
+        let cross = [
+            _mm256_sub_ps(_mm256_add_ps(ww, xx), _mm256_add_ps(yy, zz)),
+            _mm256_add_ps(xy, wz),
+            _mm256_sub_ps(xz, wy),
+            _mm256_sub_ps(xy, wz),
+            _mm256_sub_ps(_mm256_add_ps(ww, yy), _mm256_add_ps(xx, zz)),
+            _mm256_add_ps(yz, wx),
+        ];
+        let mut lanes = [[0.0f32; 8]; 12];
+        for (row, x) in lanes.iter_mut().zip(sine.iter().chain(&cross).chain([&d])) {
+            _mm256_storeu_ps(row.as_mut_ptr(), *x);
+        }
+        let near = _mm256_movemask_ps(near);
+        for (l, c) in dst.iter_mut().enumerate() {
+            let dt = m[j[0][l]].translation - m[j[1][l]].translation;
+            for (x, row) in c.sine.iter_mut().zip(&lanes[..5]) {
+                *x = row[l];
+            }
+            for (x, row) in c.cross.iter_mut().zip(&lanes[5..11]) {
+                *x = row[l];
+            }
+            c.dt = dt.to_array();
+            c.dot = lanes[11][l];
+            c.near = near & (1 << l) != 0;
+        }
+    }
+}
+
+/// The quaternions of joints `j` as lanes `[xs, ys, zs, ws]` (lanes 0–3 in the low
+/// halves).
+#[inline(always)]
+unsafe fn quaternion_lanes(quats: &[Quat], j: &[usize; 8]) -> [__m256; 4] {
+    let mut r = [_mm256_set1_ps(0.0); 4];
+    for (l, x) in r.iter_mut().enumerate() {
+        let (lo, hi) = (quats[j[l]].to_array(), quats[j[l + 4]].to_array());
+        *x = _mm256_set_m128(_mm_loadu_ps(hi.as_ptr()), _mm_loadu_ps(lo.as_ptr()));
+    }
+    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+    let t1 = _mm256_unpacklo_ps(r[2], r[3]);
+    let t2 = _mm256_unpackhi_ps(r[0], r[1]);
+    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    [
+        _mm256_shuffle_ps::<0x44>(t0, t1),
+        _mm256_shuffle_ps::<0xEE>(t0, t1),
+        _mm256_shuffle_ps::<0x44>(t2, t3),
+        _mm256_shuffle_ps::<0xEE>(t2, t3),
+    ]
 }
 
 /// One joint's constants broadcast over eight lanes, once per frame for every joint SDEF
@@ -388,5 +513,78 @@ unsafe fn block<const N: bool, const WIDE: bool>(
         }
         // SAFETY: as above.
         unsafe { scatter(out.normals, ids, q) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Eight runs at a time give each run's constants as the scalar slerp set-up does,
+    /// including pairs on opposite hemispheres, nearly equal pairs and a partial chunk.
+    #[test]
+    fn lane_wise_constants_match_one_at_a_time() {
+        if !crate::fma::has_fma() {
+            return;
+        }
+        let quats: Vec<Quat> = (0..12)
+            .map(|j| {
+                let q = Quat::from_euler(
+                    glam::EulerRot::XYZ,
+                    0.4 * j as f32,
+                    -0.3 + 0.1 * j as f32,
+                    1.1 - 0.2 * j as f32,
+                );
+                // Every third joint on the other hemisphere.
+                if j % 3 == 0 {
+                    -q
+                } else {
+                    q
+                }
+            })
+            .chain([
+                Quat::from_rotation_z(0.2),
+                Quat::from_rotation_z(0.2 + 1e-3),
+            ])
+            .collect();
+        let m: Vec<Affine3A> = (0..quats.len())
+            .map(|j| Affine3A::from_rotation_translation(quats[j], Vec3::new(j as f32, 1.0, -0.5)))
+            .collect();
+        let mut runs: Vec<SdefRun> = (0..11u32)
+            .map(|j| SdefRun {
+                j: [j, j + 1],
+                start: 0,
+                end: 0,
+            })
+            .collect();
+        runs.push(SdefRun {
+            j: [12, 13],
+            start: 0,
+            end: 0,
+        });
+        let mut got = vec![RunConstants::default(); runs.len()];
+        // SAFETY: AVX2 and FMA checked above; every joint below 14.
+        unsafe { fill_constants(&runs, &quats, &m, &mut got) };
+        for (r, g) in runs.iter().zip(&got) {
+            let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
+            let want = RunConstants::new(
+                &crate::sdef::PairSlerp::new(quats[j0], quats[j1]),
+                &m[j0],
+                &m[j1],
+            );
+            assert_eq!(g.near, want.near, "{r:?}");
+            let close = |a: &[f32], b: &[f32]| {
+                a.iter()
+                    .zip(b)
+                    .all(|(x, y)| (x - y).abs() <= 2e-6 * (1.0 + y.abs()))
+            };
+            assert!(close(&g.sine, &want.sine), "{r:?}: {g:?} vs {want:?}");
+            assert!(close(&g.cross, &want.cross), "{r:?}: {g:?} vs {want:?}");
+            assert!(
+                close(&g.dt, &want.dt) && close(&[g.dot], &[want.dot]),
+                "{r:?}"
+            );
+        }
+        assert!(got.iter().any(|c| c.near) && got.iter().any(|c| !c.near));
     }
 }

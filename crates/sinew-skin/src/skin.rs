@@ -543,11 +543,15 @@ impl Skin {
                     self.sdef_runs.len(),
                     crate::sdef_avx2::RunConstants::default(),
                 );
-                for (r, c) in self.sdef_runs.iter().zip(&mut scratch.run_constants) {
-                    let (j0, j1) = (r.j[0] as usize, r.j[1] as usize);
-                    let slerp =
-                        crate::sdef::PairSlerp::new(scratch.rotations[j0], scratch.rotations[j1]);
-                    *c = crate::sdef_avx2::RunConstants::new(&slerp, &matrices[j0], &matrices[j1]);
+                // SAFETY: the CPU has AVX2 and FMA (`wide`); the runs' joints are below the
+                // joint count, which `rotations` and `matrices` have; one entry per run.
+                unsafe {
+                    crate::sdef_avx2::fill_constants(
+                        &self.sdef_runs,
+                        &scratch.rotations,
+                        matrices,
+                        &mut scratch.run_constants,
+                    );
                 }
             }
         }
