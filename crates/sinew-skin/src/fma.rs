@@ -52,12 +52,3 @@ pub(crate) fn has_fma() -> bool {
         false
     }
 }
-
-/// Whether the CPU also has AVX-512F and AVX-512VL (32 vector registers for the 256-bit
-/// kernels; asked only after [`has_fma`]).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn has_avx512vl() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vl")
-}

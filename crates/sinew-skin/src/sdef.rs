@@ -14,9 +14,8 @@
 //! remainder loop: eight lanes at a time in AVX2 + FMA registers where the CPU has them
 //! (`sdef_avx2.rs`: every run's slerp set-up computed eight runs at a time before the blocks,
 //! then one flat loop over all blocks reading their run's constants as broadcasts; the
-//! rotation's third column as a cross product; every joint's rows broadcast once per frame;
-//! a copy compiled with AVX-512VL's 32 registers where present), four in SSE / NEON lanes
-//! otherwise (here).
+//! rotation's third column as a cross product; every joint's rows broadcast once per frame),
+//! four in SSE / NEON lanes otherwise (here).
 //! Positions and normals are transposed in and out.
 
 use glam::{Affine3A, Mat3A, Quat, Vec4};
@@ -193,13 +192,7 @@ pub(crate) fn run<const N: bool>(
         // ranges and vertex offsets were built by `Skin::new`, the slices checked by
         // `Skin::deform`, which also filled `constants` for every run and `rows` for every
         // joint a run names.
-        unsafe {
-            if crate::fma::has_avx512vl() {
-                crate::sdef_avx2::run_wide_registers::<N>(span, out);
-            } else {
-                crate::sdef_avx2::run::<N>(span, out);
-            }
-        }
+        unsafe { crate::sdef_avx2::run::<N>(span, out) };
         return;
     }
     let rotations = JointRotations {
@@ -463,26 +456,7 @@ mod tests {
             matrices: &scratch.rotation_matrices,
         };
         four::<true>(&skin.sdef_runs, rotations, &skin.sdef_lanes, &m, &mut out);
-        // The AVX2-only copy too (`deform` picks the AVX-512VL one where the CPU has it).
-        let (mut ap, mut an) = (vec![Vec3::ZERO; count], vec![Vec3::ZERO; count]);
-        let mut avx2 = Out {
-            positions: &mut ap,
-            normals: &mut an,
-            rest_p: &p,
-            rest_n: &n,
-        };
-        let span = crate::sdef_avx2::Span {
-            block_runs: &skin.sdef_block_runs,
-            last: skin.sdef_last_block,
-            runs: &skin.sdef_runs,
-            constants: &scratch.run_constants,
-            rows: &scratch.joint_rows,
-            lanes: &skin.sdef_lanes,
-        };
-        // SAFETY: AVX2 and FMA checked above; `deform` filled the constants and rows.
-        unsafe { crate::sdef_avx2::run::<true>(span, &mut avx2) };
         assert!(skin.sdef_last_block.is_some(), "the last vertex is SDEF's");
-        assert_eq!((ap, an), (wp.clone(), wn.clone()));
         for v in 0..count {
             assert!(
                 (wp[v] - fp[v]).length() < 1e-5,

@@ -348,17 +348,6 @@ pub(crate) unsafe fn run<const N: bool>(span: Span<'_>, out: &mut Out<'_>) {
     unsafe { blocks::<N>(span, out) }
 }
 
-/// [`run`] compiled where the CPU also has AVX-512F and AVX-512VL: the same 256-bit code,
-/// with 32 vector registers instead of 16 (8–10 % faster on long runs, measured on Zen 4).
-///
-/// # Safety
-/// As [`run`], and the CPU has AVX-512F and AVX-512VL.
-#[target_feature(enable = "avx2,fma,avx512f,avx512vl")]
-pub(crate) unsafe fn run_wide_registers<const N: bool>(span: Span<'_>, out: &mut Out<'_>) {
-    // SAFETY: the caller's.
-    unsafe { blocks::<N>(span, out) }
-}
-
 /// What the eight-lane kernel reads: the skin's blocks, runs and lanes, and the frame's
 /// per-run constants and per-joint rows.
 #[derive(Clone, Copy)]
@@ -372,8 +361,8 @@ pub(crate) struct Span<'a> {
     pub lanes: &'a SdefLanes,
 }
 
-/// The loop over blocks, inlined into [`run`] and [`run_wide_registers`] so each compiles it
-/// (and the helpers it inlines) for its own features.
+/// The loop over blocks (inlined into [`run`], which compiles it and the helpers for AVX2 +
+/// FMA).
 ///
 /// # Safety
 /// As [`run`].
