@@ -12,6 +12,7 @@
 //! | `physics_on_off` | one second of the humanoid with and without the ragdoll |
 //! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
 //! | `soa_crowd_pipeline` | `SoaPose`: a few characters sampled, cross-faded and evaluated per frame; same bits as the `[Transform]` path |
+//! | `mmd_instance_bytes` | bytes per MMD instance and of the evaluation plan its model shares |
 //! | `instance_goals` | goals on a walking humanoid's arms: two recoils adding up, a reach and a look-at resolved by the default and the strict-priority arbiter, residuals |
 //!
 //! Examples that need the shared assets look in `<CARGO_MANIFEST_DIR>/../../../shared/assets`

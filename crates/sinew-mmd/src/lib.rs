@@ -62,6 +62,6 @@ pub use model::{MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
-pub use runtime::{EvalOptions, MmdInstance};
+pub use runtime::{EvalOptions, MmdInstance, MmdPlan};
 pub use static_pose::{PoseError, StaticPose};
 pub use vmd::{decode_bone_interpolation, Vmd};

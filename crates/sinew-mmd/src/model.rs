@@ -210,9 +210,20 @@ pub struct MmdModel {
     pub(crate) eval_order: Vec<usize>,
     /// Per bone: it owns an IK whose links all carry simulated bodies (computed on first use).
     pub(crate) ik_simulated: std::sync::OnceLock<Vec<bool>>,
+    /// The evaluation plan (derived on first use, then shared by every instance).
+    pub(crate) plan: std::sync::OnceLock<Arc<crate::runtime::MmdPlan>>,
 }
 
 impl MmdModel {
+    /// The evaluation plan every [`MmdInstance`](crate::MmdInstance) of this model shares
+    /// (evaluation orders, children, IK paths and link data, lockstep partners), derived on
+    /// first use.
+    #[must_use]
+    pub fn plan(&self) -> &Arc<crate::runtime::MmdPlan> {
+        self.plan
+            .get_or_init(|| Arc::new(crate::runtime::MmdPlan::new(self)))
+    }
+
     /// Whether bone `bone` owns an IK whose links all carry simulated (not follow-bone) rigid
     /// bodies: MMD does not solve such a chain while physics runs.
     #[must_use]
@@ -758,6 +769,7 @@ impl MmdModel {
             skeleton,
             eval_order,
             ik_simulated: std::sync::OnceLock::new(),
+            plan: std::sync::OnceLock::new(),
         })
     }
 

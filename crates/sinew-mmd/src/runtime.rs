@@ -31,6 +31,12 @@
 //! - two chains of one shape touching disjoint bones (legs, hair strands) are solved in
 //!   lockstep, bit-identically ([`MmdInstance::set_lockstep`], `runtime/lockstep.rs`).
 //!
+//! What the evaluation derives from the model alone (orders, children, IK paths, link data,
+//! lockstep partners) is an [`MmdPlan`] computed once per model and shared by its instances
+//! (`runtime/plan.rs`); an instance holds only per-character buffers ([`MmdInstance::heap_bytes`]:
+//! 30.6 KB for miku_v2, was ≈ 75 KB with a private copy of the plan and scratch sized to the
+//! bone count).
+//!
 //! Rule sources: babylon-mmd `ikSolver.ts`, `mmdRuntimeBone.ts`, `appendTransformSolver.ts`
 //! (MIT), which document their own debt to saba's `MMDIkSolver.cpp`.
 
@@ -42,6 +48,9 @@ use crate::axis_limit::AxisLimit;
 use crate::model::{MmdIk, MmdIkLink, MmdModel};
 
 mod lockstep;
+mod plan;
+
+pub use plan::MmdPlan;
 
 /// What one evaluation applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,9 +356,8 @@ fn step_rotation(info: &LinkInfo, on_axis: bool, axis: Vec3A, local_axis: Vec3A,
 #[derive(Clone, Debug)]
 pub struct MmdInstance {
     model: Arc<MmdModel>,
-    /// `eval_order` split into the bones evaluated before physics and after it.
-    before_physics: Arc<[usize]>,
-    after_physics: Arc<[usize]>,
+    /// What the evaluation derives from the model alone (shared by its instances).
+    plan: Arc<MmdPlan>,
     /// Animated translation offset from the rest position, per file bone (VMD/VPD "t").
     translation: Vec<Vec3>,
     /// Animated local rotation, per file bone (VMD/VPD "r").
@@ -358,7 +366,6 @@ pub struct MmdInstance {
     /// Physics is on: chains whose links are all simulated are not solved.
     physics_active: bool,
     world: Vec<Affine3A>,
-    is_chain: Vec<bool>,
     ik_rotation: Vec<Quat>,
     chain_rotation: Vec<Quat>,
     chain_position: Vec<Vec3>,
@@ -366,21 +373,10 @@ pub struct MmdInstance {
     append_position: Vec<Vec3>,
     has_append_rotation: Vec<bool>,
     has_append_position: Vec<bool>,
-    children: Vec<Vec<usize>>,
-    link_info: Arc<[Vec<LinkInfo>]>,
-    /// Per IK owner: the bones from the base link down to the effector, parent first.
-    ik_path: Vec<Vec<usize>>,
-    /// Per IK owner, per link: the link's position in `ik_path`.
-    link_in_path: Arc<[Vec<usize>]>,
-    /// Per IK owner: whether no bone on its path has an append, so each path bone's local
-    /// transform changes during the iterations only through its own IK rotation.
-    path_plain: Vec<bool>,
     stack: Vec<usize>,
     ik_snapshot: Vec<Quat>,
     /// The IK path as rotation + position during the iterations (see `solve_ik`).
     path: PathPose,
-    /// Per IK bone: the next IK bone, when the two are solved in lockstep (`lockstep.rs`).
-    partner: Vec<Option<usize>>,
     /// Whether pairs are solved in lockstep (see [`Self::set_lockstep`]).
     lockstep: bool,
     /// Per bone: its IK was solved with its partner's earlier in this evaluation.
@@ -436,67 +432,14 @@ impl MmdInstance {
     #[must_use]
     pub fn new(model: Arc<MmdModel>) -> Self {
         let n = model.bones.len();
-        let mut is_chain = vec![false; n];
-        let mut children = vec![Vec::new(); n];
-        let mut infos = vec![Vec::new(); n];
-        let mut ik_path = vec![Vec::new(); n];
-        let mut link_in_path = vec![Vec::new(); n];
-        let mut path_plain = vec![false; n];
-        for (i, b) in model.bones.iter().enumerate() {
-            if let Some(p) = b.parent {
-                children[p].push(i);
-            }
-            if let Some(ik) = &b.ik {
-                for l in &ik.links {
-                    is_chain[l.bone] = true;
-                }
-                infos[i] = ik
-                    .links
-                    .iter()
-                    .enumerate()
-                    .map(|(k, l)| link_info(l, ik.limit_angle, k))
-                    .collect();
-                // Walk up from the effector to the base link (the last one in file order).
-                let base = ik.links[ik.links.len() - 1].bone;
-                let mut path = vec![ik.effector];
-                let mut cur = ik.effector;
-                while cur != base {
-                    match model.bones[cur].parent {
-                        Some(p) if path.len() <= n => {
-                            path.push(p);
-                            cur = p;
-                        }
-                        _ => break,
-                    }
-                }
-                path.reverse();
-                let positions: Vec<usize> = ik
-                    .links
-                    .iter()
-                    .map(|l| path.iter().position(|&b| b == l.bone).unwrap_or(usize::MAX))
-                    .collect();
-                if cur == base && positions.iter().all(|&p| p != usize::MAX) {
-                    path_plain[i] = path.iter().all(|&b| model.bones[b].append.is_none());
-                    ik_path[i] = path;
-                    link_in_path[i] = positions;
-                }
-            }
-        }
-        let partner =
-            lockstep::lockstep_partners(&model, &ik_path, &link_in_path, &path_plain, &infos);
+        let plan = Arc::clone(model.plan());
+        let (path, links) = (plan.max_path, plan.max_links);
         Self {
-            before_physics: (model.eval_order.iter().copied())
-                .filter(|&i| !model.bones[i].after_physics)
-                .collect(),
-            after_physics: (model.eval_order.iter().copied())
-                .filter(|&i| model.bones[i].after_physics)
-                .collect(),
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
             physics_active: false,
             world: vec![Affine3A::IDENTITY; n],
-            is_chain,
             ik_rotation: vec![Quat::IDENTITY; n],
             chain_rotation: vec![Quat::IDENTITY; n],
             chain_position: vec![Vec3::ZERO; n],
@@ -504,21 +447,15 @@ impl MmdInstance {
             append_position: vec![Vec3::ZERO; n],
             has_append_rotation: vec![false; n],
             has_append_position: vec![false; n],
-            children,
-            link_info: infos.into(),
-            ik_path,
-            link_in_path: link_in_path.into(),
-            path_plain,
             stack: Vec::with_capacity(n),
-            ik_snapshot: Vec::with_capacity(n),
-            partner,
+            ik_snapshot: Vec::with_capacity(links),
             lockstep: true,
             solved_early: vec![false; n],
-            lane_local: Vec::with_capacity(2 * n),
-            lane_world: Vec::with_capacity(2 * n),
+            lane_local: Vec::with_capacity(lockstep::LANES * path),
+            lane_world: Vec::with_capacity(lockstep::LANES * path),
             path: PathPose {
-                local: Vec::with_capacity(n),
-                world: Vec::with_capacity(n),
+                local: Vec::with_capacity(path),
+                world: Vec::with_capacity(path),
                 ..PathPose::default()
             },
             options: EvalOptions::default(),
@@ -527,8 +464,47 @@ impl MmdInstance {
             morph_translation: vec![Vec3::ZERO; n],
             morph_rotation: vec![Quat::IDENTITY; n],
             ik_nesting: 0,
+            plan,
             model,
         }
+    }
+
+    /// Bytes this instance holds on the heap: its per-character buffers, not the model or
+    /// the plan it shares with every other instance ([`MmdPlan::heap_bytes`]).
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
+        fn bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        bytes(&self.translation)
+            + bytes(&self.rotation)
+            + bytes(&self.ik_enabled)
+            + bytes(&self.world)
+            + bytes(&self.ik_rotation)
+            + bytes(&self.chain_rotation)
+            + bytes(&self.chain_position)
+            + bytes(&self.append_rotation)
+            + bytes(&self.append_position)
+            + bytes(&self.has_append_rotation)
+            + bytes(&self.has_append_position)
+            + bytes(&self.stack)
+            + bytes(&self.ik_snapshot)
+            + bytes(&self.path.local)
+            + bytes(&self.path.world)
+            + bytes(&self.solved_early)
+            + bytes(&self.lane_local)
+            + bytes(&self.lane_world)
+            + bytes(&self.morph_weights)
+            + bytes(&self.morph_effective)
+            + bytes(&self.morph_translation)
+            + bytes(&self.morph_rotation)
+            + std::mem::size_of::<Self>()
+    }
+
+    /// The evaluation plan this instance shares with every instance of its model.
+    #[must_use]
+    pub fn plan(&self) -> &Arc<MmdPlan> {
+        &self.plan
     }
 
     /// The model.
@@ -660,7 +636,8 @@ impl MmdInstance {
         self.append_rotation.fill(Quat::IDENTITY);
         self.append_position.fill(Vec3::ZERO);
         self.solved_early.fill(false);
-        let order = Arc::clone(&self.before_physics);
+        let plan = Arc::clone(&self.plan);
+        let order = &plan.before_physics;
         for &i in order.iter() {
             self.update_world(i, true);
         }
@@ -668,7 +645,8 @@ impl MmdInstance {
 
     /// Evaluates the bones flagged "after physics" (call after physics wrote the others).
     pub fn evaluate_after_physics(&mut self) {
-        let order = Arc::clone(&self.after_physics);
+        let plan = Arc::clone(&self.plan);
+        let order = &plan.after_physics;
         for &i in order.iter() {
             self.update_world(i, true);
         }
@@ -791,7 +769,7 @@ impl MmdInstance {
                     } else {
                         self.animated_rotation(src)
                     };
-                    if self.is_chain[src] && !a.local {
+                    if self.plan.is_chain[src] && !a.local {
                         q = self.ik_rotation[src] * q;
                     }
                     if a.ratio != 1.0 {
@@ -819,7 +797,7 @@ impl MmdInstance {
                 }
             }
         }
-        if self.is_chain[i] {
+        if self.plan.is_chain[i] {
             self.chain_rotation[i] = rotation;
             self.chain_position[i] = position;
             rotation = self.ik_rotation[i] * rotation;
@@ -829,7 +807,7 @@ impl MmdInstance {
             if self.solved_early[i] {
                 self.solved_early[i] = false;
             } else if let Some(partner) =
-                self.partner[i].filter(|&p| self.lockstep && self.ik_active(p))
+                self.plan.partner[i].filter(|&p| self.lockstep && self.ik_active(p))
             {
                 // The partner comes next in the evaluation order and reads nothing this
                 // chain writes: evaluate it now and solve both.
@@ -855,12 +833,12 @@ impl MmdInstance {
         let rotation = self.ik_rotation[b] * self.chain_rotation[b];
         self.set_world(b, rotation, self.chain_position[b]);
         self.stack.clear();
-        self.stack.extend(self.children[b].iter().copied());
+        self.stack.extend(self.plan.children[b].iter().copied());
         while let Some(c) = self.stack.pop() {
             self.update_world(c, false);
-            let n = self.children[c].len();
+            let n = self.plan.children[c].len();
             for k in 0..n {
-                let cc = self.children[c][k];
+                let cc = self.plan.children[c][k];
                 self.stack.push(cc);
             }
         }
@@ -885,7 +863,8 @@ impl MmdInstance {
             return;
         };
         self.begin_path(owner);
-        let infos = Arc::clone(&self.link_info);
+        let plan = Arc::clone(&self.plan);
+        let infos = &plan.link_info;
         let infos = &infos[owner];
         let half = ik.iterations >> 1;
         let mut it = 0;
@@ -931,7 +910,7 @@ impl MmdInstance {
             }
         }
         self.path.active = false;
-        if !self.ik_path[owner].is_empty() {
+        if !self.plan.ik_path[owner].is_empty() {
             // During the iterations only the path to the effector was kept up to date; bring
             // the rest of the base link's subtree to the final state (what updating it after
             // every step, as babylon-mmd does, leaves behind).
@@ -967,7 +946,7 @@ impl MmdInstance {
     /// Path entry `p`'s local pose as the iterations start (its current IK rotation).
     fn path_local(&self, p: usize) -> Pose {
         let bone = &self.model.bones[p];
-        if self.is_chain[p] {
+        if self.plan.is_chain[p] {
             (
                 self.ik_rotation[p] * self.chain_rotation[p],
                 Vec3A::from(bone.rest_offset + self.chain_position[p]),
@@ -982,7 +961,7 @@ impl MmdInstance {
 
     /// The world pose `owner`'s IK path hangs from (its first bone's parent; scale taken off).
     fn path_base(&self, owner: usize) -> Pose {
-        match self.model.bones[self.ik_path[owner][0]].parent {
+        match self.model.bones[self.plan.ik_path[owner][0]].parent {
             Some(p) => {
                 let m = &self.world[p];
                 (Quat::from_mat3a(&orthonormal(&m.matrix3)), m.translation)
@@ -994,8 +973,8 @@ impl MmdInstance {
     /// Loads `owner`'s IK path into [`PathPose`] when every bone on it is plain (no append:
     /// its local transform changes only through its own IK rotation).
     fn begin_path(&mut self, owner: usize) {
-        let path = &self.ik_path[owner];
-        self.path.active = !path.is_empty() && self.path_plain[owner];
+        let path = &self.plan.ik_path[owner];
+        self.path.active = !path.is_empty() && self.plan.path_plain[owner];
         self.path.stale = usize::MAX;
         if !self.path.active {
             return;
@@ -1003,8 +982,8 @@ impl MmdInstance {
         self.path.base_parent = self.path_base(owner);
         self.path.local.clear();
         self.path.world.clear();
-        for k in 0..self.ik_path[owner].len() {
-            let local = self.path_local(self.ik_path[owner][k]);
+        for k in 0..self.plan.ik_path[owner].len() {
+            let local = self.path_local(self.plan.ik_path[owner][k]);
             self.path.local.push(local);
             self.path.world.push(local);
         }
@@ -1025,7 +1004,7 @@ impl MmdInstance {
         use_axis: bool,
     ) {
         let b = link.bone;
-        let k = self.link_in_path[owner].get(ci).copied().unwrap_or(0);
+        let k = self.plan.link_in_path[owner].get(ci).copied().unwrap_or(0);
         let chain_position = if self.path.active {
             self.path.world[k].1
         } else {
@@ -1144,7 +1123,7 @@ impl MmdInstance {
             ));
             return;
         }
-        if self.ik_path[owner].is_empty() {
+        if self.plan.ik_path[owner].is_empty() {
             // Links not on one parent path (malformed file): babylon-mmd's full refresh.
             for k in (0..=ci).rev() {
                 self.update_ik_chain_world(links[k].bone);
@@ -1155,8 +1134,8 @@ impl MmdInstance {
             // feed the next step (the path ends at the effector, so this refreshes it too).
             let rotation = self.ik_rotation[b] * self.chain_rotation[b];
             self.set_world(b, rotation, self.chain_position[b]);
-            for k in self.link_in_path[owner][ci] + 1..self.ik_path[owner].len() {
-                self.update_world(self.ik_path[owner][k], false);
+            for k in self.plan.link_in_path[owner][ci] + 1..self.plan.ik_path[owner].len() {
+                self.update_world(self.plan.ik_path[owner][k], false);
             }
         }
         *target = self.position(effector);

@@ -29,6 +29,9 @@ use crate::model::{MmdIk, MmdModel};
 /// Chains solved together.
 const N: usize = 2;
 
+/// [`N`], for sizing the instances' lane scratch.
+pub(super) const LANES: usize = N;
+
 /// `[f(0), f(1)]`, inlined: each statement of a step is written once for the lanes and
 /// compiled as straight-line code for both (`array::from_fn` may call the closure out of line,
 /// which keeps the core from overlapping the lanes).
@@ -54,7 +57,8 @@ impl MmdInstance {
     /// lockstep.
     pub(super) fn solve_lockstep(&mut self, owners: [usize; N]) {
         let model = Arc::clone(&self.model);
-        let infos = Arc::clone(&self.link_info);
+        let plan = Arc::clone(&self.plan);
+        let infos = &plan.link_info;
         let iks: [&MmdIk; N] = from_fn(|l| {
             model.bones[owners[l]]
                 .ik
@@ -63,9 +67,9 @@ impl MmdInstance {
         });
         let ik0 = iks[0];
         let link_infos = &infos[owners[0]];
-        let paths = Arc::clone(&self.link_in_path);
+        let paths = &plan.link_in_path;
         let positions = &paths[owners[0]];
-        let entries = self.ik_path[owners[0]].len();
+        let entries = self.plan.ik_path[owners[0]].len();
         let mut lanes: [Lane; N] = from_fn(|l| Lane {
             owner: owners[l],
             live: false,
@@ -88,7 +92,7 @@ impl MmdInstance {
                 lane.ik_position = ik_position;
                 lane.target = target;
                 lane.base_parent = self.path_base(lane.owner);
-                for (k, &p) in self.ik_path[lane.owner].iter().enumerate() {
+                for (k, &p) in self.plan.ik_path[lane.owner].iter().enumerate() {
                     local[k * N + l] = self.path_local(p);
                 }
             }
