@@ -20,10 +20,9 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec3A};
 
-use super::{
-    carried_effector, compose, next_iteration, step_rotation, Directions, LinkInfo, MmdInstance,
-    Pose, SolveAxis,
-};
+use super::ik::{carried_effector, compose, next_iteration, Pose};
+use super::link::{step_rotation, Directions, LinkInfo, SolveAxis};
+use super::MmdInstance;
 use crate::model::{MmdIk, MmdModel};
 
 /// Chains solved together.

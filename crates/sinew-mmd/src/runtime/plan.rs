@@ -6,7 +6,8 @@
 
 use std::mem::size_of;
 
-use super::{link_info, lockstep, LinkInfo};
+use super::link::{link_info, LinkInfo};
+use super::lockstep;
 use crate::model::MmdModel;
 
 /// A model's evaluation plan ([`MmdModel::plan`]); immutable.
