@@ -1,26 +1,38 @@
-//! MikuMikuDance file parsers for sinew: PMX 2.0/2.1 and PMD models, VMD motions.
+//! # sinew-mmd — MikuMikuDance models and motions for sinew
 //!
-//! # Where this crate sits
+//! Reads PMX 2.0/2.1 and PMD models and VMD motions, and evaluates them the way MMD (and
+//! babylon-mmd, the reference) does. Its place in a frame:
 //!
 //! ```text
-//! file bytes ──parse──▶ raw structs (Pmx / Pmd / Vmd)  ──MMD reader──▶ sinew definitions
-//!            ◀─to_bytes─                                  (Skeleton, SkeletonDynamics, Clip)
+//!  PMX / PMD / VMD bytes ──parse──▶ Pmx / Pmd / Vmd        (format: plain data, never panics)
+//!      │                            ◀─to_bytes─ (PMX, VMD)
+//!      ▼
+//!  MmdModel (Arc)                   bones in file order, IK, appends, bodies, joints, mesh,
+//!      │                            morphs, sinew Skeleton; validated; its MmdPlan (orders,
+//!      │                            IK paths, link data, lockstep pairs) derived once, shared
+//!      ▼
+//!  MotionPlayer / MotionMixer       VMD keys sampled (bones, morphs, IK toggles) ─┐
+//!      ▼                                                                          │
+//!  MmdInstance::evaluate            per character: morphs → FK + append + MMD's   ◀┘
+//!      │                            CCD in MMD's order (before / after physics)
+//!      ├─ sinew-physics             rigid bodies on the world matrices (optional)
+//!      ▼
+//!  world / skin matrices            → sinew-skin (mesh, SDEF), a renderer, a bake
 //! ```
 //!
-//! This layer only turns bytes into plain data structs that mirror the file
-//! layout, and (for PMX and VMD) back into bytes. It does not validate
-//! cross-references (bone indices, parents, morph targets), does not build
-//! skeletons or clips, and converts no coordinates: positions, rotations and
-//! Euler angles stay in MMD's left-handed model space, exactly as stored. The
-//! MMD reader builds sinew's definitions from these structs.
+//! The same model also converts into sinew's generic definitions
+//! ([`MmdSkeletonDynamicsReader`]: skeleton, dynamics, clips) for `SkeletonInstance`.
 //!
 //! # Entry points
 //!
-//! - [`Pmx::parse`] / [`Pmx::to_bytes`]
-//! - [`Pmd::parse`]
-//! - [`Vmd::parse`] / [`Vmd::to_bytes`]
+//! - [`MmdModel::from_bytes`], [`MmdInstance`], [`MmdMotion::from_vmd`], [`MotionPlayer`]
+//! - [`Pmx::parse`] / [`Pmx::to_bytes`], [`Pmd::parse`], [`Vmd::parse`] / [`Vmd::to_bytes`]
 //! - [`decode_bone_interpolation`]: the 64-byte VMD bone interpolation block
 //!   as four Bézier curves (X, Y, Z, rotation).
+//!
+//! The format layer ([`format`](mod@format)) keeps positions, rotations and Euler angles in MMD's
+//! left-handed model space exactly as stored and validates no cross-reference; [`model`] does
+//! that when it builds an [`MmdModel`].
 //!
 //! # Errors
 //!
@@ -40,20 +52,16 @@
 mod axis_limit;
 pub mod dynamics_reader;
 pub mod error;
+pub mod format;
 pub mod mesh;
 pub mod model;
 pub mod motion;
-pub mod pmd;
-pub mod pmx;
-mod pmx_writer;
-mod reader;
 pub mod runtime;
 pub mod static_pose;
-mod text;
 pub mod validate;
-pub mod vmd;
-mod vmd_writer;
-mod writer;
+
+pub use format::{pmd, pmx, vmd};
+use format::{reader, text, writer};
 
 pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
