@@ -1,0 +1,247 @@
+//! Evaluating a [`SkeletonInstance`]'s frame: input → pose constraints → hierarchy → IK →
+//! goals, the late constraint pass after physics, the solve results, and the instance seen
+//! through [`PoseAccess`] during its own solve.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, DVec3, Quat, Vec3};
+
+use super::SkeletonInstance;
+use crate::dynamics::{IkChain, SkeletonDynamics, TargetMode};
+use crate::ik::{ChainJoint, FabrikLink, SolveResult};
+use crate::instance::constraints::{apply_pose_constraints, reapply_after_stage};
+use crate::instance::{IkDriver, PoseAccess};
+use crate::{BoneId, Transform};
+
+impl SkeletonInstance {
+    // ----- evaluation -----
+
+    /// Evaluates one frame: input → (authored-pose takeover) → pose constraints → hierarchy →
+    /// IK with subtree refreshes. World matrices are in [`Self::state`] afterwards.
+    pub fn update_transform(&mut self) {
+        let dynamics = Arc::clone(self.model.dynamics());
+        let skeleton = Arc::clone(self.model.skeleton());
+        let locals = self.state.locals_mut();
+        locals.copy_from_slice(&self.input);
+        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
+            if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
+                for l in chain.links() {
+                    locals[l.bone.index()] = *skeleton.rest(l.bone);
+                }
+            }
+        }
+        if self.late {
+            self.base.copy_from_slice(locals);
+        }
+        apply_pose_constraints(&skeleton, dynamics.pose_constraints(), locals);
+        if self.late {
+            self.evaluated.copy_from_slice(locals);
+        }
+        self.state.compute_world();
+        if !dynamics.ik_chains().is_empty() {
+            let mut driver = std::mem::take(&mut self.driver);
+            let mut view = InstancePose { instance: self };
+            driver.solve(&dynamics, &mut view);
+            self.driver = driver;
+            if !self.goals.slots.is_empty() {
+                self.solve_goals(&dynamics);
+            }
+            self.reapply_late_constraints();
+        }
+        self.dirty = false;
+    }
+
+    /// Hands every enabled chain with goals to the arbiter, chain by chain (goals on different
+    /// chains do not interact), applies the corrections and refreshes the chain's subtree.
+    fn solve_goals(&mut self, dynamics: &SkeletonDynamics) {
+        self.goals.error = None;
+        for slot in &mut self.goals.slots {
+            slot.residual = None;
+        }
+        for (ci, chain) in dynamics.ik_chains().iter().enumerate() {
+            if !self.enabled[ci].unwrap_or(true) || !self.goals.slots.iter().any(|s| s.chain == ci)
+            {
+                continue;
+            }
+            let world = self.state.world().expect("world computed before goals");
+            let joint = |b: BoneId| {
+                let (_, r, t) = world[b.index()].to_scale_rotation_translation();
+                ChainJoint::new(t, r.normalize())
+            };
+            let g = &mut self.goals;
+            g.joints.clear();
+            g.joints.extend(chain.links().iter().map(|l| joint(l.bone)));
+            g.joints.push(joint(chain.effector()));
+            g.links.clear();
+            g.links.extend(chain.links().iter().map(|l| FabrikLink {
+                limit: l.limit,
+                joint: l.joint,
+            }));
+            g.goals.clear();
+            g.owners.clear();
+            let origin = self.state.origin();
+            for k in 0..g.slots.len() {
+                if g.slots[k].chain == ci {
+                    let goal = g.arbiter_goal(k, |p| (p.as_dvec3() - origin).as_vec3());
+                    g.goals.push(goal);
+                    g.owners.push(k);
+                }
+            }
+            if let Err(e) = g.solve_one() {
+                g.error = Some(e);
+                continue;
+            }
+            let locals = self.state.locals_mut();
+            for (l, &c) in chain.links().iter().zip(&self.goals.corrections) {
+                if c != Quat::IDENTITY {
+                    let local = &mut locals[l.bone.index()];
+                    local.rotation = (local.rotation * c).normalize();
+                }
+            }
+            self.state.compute_world_subtree(chain.base());
+        }
+    }
+
+    /// Rebuilds the hierarchy after physics wrote bones back into the output locals, keeping
+    /// the IK corrections of this frame (no solve). Pose constraints whose source physics moved
+    /// (e.g. a PMX "D-bone" inheriting a simulated bone) are evaluated again first.
+    pub fn update_transform_after_physics(&mut self) {
+        if !self.reapply_late_constraints() {
+            self.state.compute_world();
+        }
+    }
+
+    /// The late pass: constraints whose source the last stage (IK, physics) moved are
+    /// evaluated again in dependency order and world matrices rebuilt. Returns whether it
+    /// rebuilt them.
+    fn reapply_late_constraints(&mut self) -> bool {
+        if !self.late {
+            return false;
+        }
+        let dynamics = Arc::clone(self.model.dynamics());
+        let skeleton = Arc::clone(self.model.skeleton());
+        let locals = self.state.locals_mut();
+        let changed = reapply_after_stage(
+            &skeleton,
+            dynamics.pose_constraints(),
+            &self.base,
+            &self.evaluated,
+            locals,
+            &mut self.moved,
+        );
+        self.evaluated.copy_from_slice(self.state.locals());
+        if changed {
+            self.state.compute_world();
+        }
+        changed
+    }
+
+    /// The last solve result of a chain; `None` when disabled, paused or unknown.
+    #[must_use]
+    pub fn ik_result(&self, chain: &str) -> Option<&SolveResult> {
+        let i = self.dynamics().chain_index(chain)?;
+        self.driver.results()[i].as_ref()
+    }
+
+    /// Every chain's last result as `(name, result)`, borrowed, in definition order.
+    pub fn ik_results(&self) -> impl Iterator<Item = (&str, &SolveResult)> {
+        self.dynamics()
+            .ik_chains()
+            .iter()
+            .zip(self.driver.results())
+            .filter_map(|(c, r)| r.as_ref().map(|r| (c.name(), r)))
+    }
+
+    /// The driver (results and per-chain errors of the last solve).
+    #[must_use]
+    pub fn driver(&self) -> &IkDriver {
+        &self.driver
+    }
+
+    /// World matrices of the last evaluation.
+    ///
+    /// # Panics
+    /// Before the first [`Self::update_transform`].
+    #[must_use]
+    pub fn world(&self) -> &[Affine3A] {
+        self.state.world().expect("update_transform first")
+    }
+
+    fn to_eval(&self, world: Vec3) -> Vec3 {
+        (world.as_dvec3() - self.state.origin()).as_vec3()
+    }
+
+    /// The default (no external target) target of a chain in evaluation space.
+    fn default_target(&self, chain: &IkChain) -> Vec3 {
+        let world = self.state.world().expect("world computed before IK");
+        let controller = world[chain.controller().index()];
+        match chain.target_mode() {
+            TargetMode::Position => controller.translation.into(),
+            TargetMode::Direction => {
+                let s = self.skeleton();
+                let rest = s.rest_world();
+                let bind_dir = Vec3::from(
+                    rest[chain.effector().index()].translation
+                        - rest[chain.base().index()].translation,
+                );
+                let (_, bind_rot, _) =
+                    rest[chain.controller().index()].to_scale_rotation_translation();
+                let (_, now_rot, _) = controller.to_scale_rotation_translation();
+                let root = self.state.placement().rotation;
+                let turn = now_rot * (root * bind_rot).inverse();
+                Vec3::from(world[chain.base().index()].translation) + turn * (root * bind_dir)
+            }
+        }
+    }
+
+    /// World position of the floating origin anchor (f64).
+    #[must_use]
+    pub fn origin(&self) -> DVec3 {
+        self.state.origin()
+    }
+}
+
+/// The instance seen through [`PoseAccess`] during its own solve.
+struct InstancePose<'a> {
+    instance: &'a mut SkeletonInstance,
+}
+
+impl PoseAccess for InstancePose<'_> {
+    fn absolute(&self, bone: BoneId) -> Affine3A {
+        self.instance.state.world().expect("world computed")[bone.index()]
+    }
+
+    fn local(&self, bone: BoneId) -> Transform {
+        *self.instance.state.local(bone)
+    }
+
+    fn correct(&mut self, bone: BoneId, correction_local: Quat) {
+        let locals = self.instance.state.locals_mut();
+        let l = &mut locals[bone.index()];
+        l.rotation = (l.rotation * correction_local).normalize();
+    }
+
+    fn target(&self, chain_index: usize, chain: &IkChain) -> Vec3 {
+        let inst = &*self.instance;
+        match inst.effective_target(chain_index) {
+            None => inst.default_target(chain),
+            Some(t) => {
+                let world = inst.state.world().expect("world computed");
+                let from: Vec3 = world[chain.controller().index()].translation.into();
+                from.lerp(inst.to_eval(t.world), t.weight)
+            }
+        }
+    }
+
+    fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {
+        self.instance.enabled[chain_index].unwrap_or(true)
+    }
+
+    fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {
+        self.instance.state.compute_world_subtree(driver);
+    }
+
+    fn root_rotation(&self) -> Quat {
+        self.instance.state.placement().rotation
+    }
+}

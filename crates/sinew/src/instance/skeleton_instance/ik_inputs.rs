@@ -1,0 +1,147 @@
+//! IK toggles and external targets of a [`SkeletonInstance`]: per chain, by name or index,
+//! persistent or for the current cycle only.
+
+use glam::Vec3;
+
+use super::{ExternalTarget, InstanceError, SkeletonInstance};
+
+fn check(chain: &str, target: Vec3, weight: f32) -> Result<(), InstanceError> {
+    if !target.is_finite() {
+        return Err(InstanceError::NonFiniteTarget {
+            chain: chain.to_owned(),
+            target,
+        });
+    }
+    if !(weight.is_finite() && (0.0..=1.0).contains(&weight)) {
+        return Err(InstanceError::InvalidWeight {
+            chain: chain.to_owned(),
+            weight,
+        });
+    }
+    Ok(())
+}
+
+impl SkeletonInstance {
+    // ----- toggles -----
+
+    /// Enables or disables a chain. Returns false for an undefined chain.
+    pub fn set_ik_enabled(&mut self, chain: &str, enabled: bool) -> bool {
+        match self.dynamics().chain_index(chain) {
+            Some(i) => {
+                self.enabled[i] = Some(enabled);
+                self.dirty = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The chain's toggle, default true. Not an existence check: unknown chains read true.
+    #[must_use]
+    pub fn is_ik_enabled(&self, chain: &str) -> bool {
+        self.dynamics()
+            .chain_index(chain)
+            .and_then(|i| self.enabled[i])
+            .unwrap_or(true)
+    }
+
+    /// Enables or disables a chain by index (fast path for readers' IK keyframes). Returns
+    /// false when the index is out of range.
+    pub fn set_ik_enabled_by_index(&mut self, chain: usize, enabled: bool) -> bool {
+        match self.enabled.get_mut(chain) {
+            Some(slot) => {
+                *slot = Some(enabled);
+                self.dirty = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Clears every explicit toggle (all chains enabled again).
+    pub fn reset_ik_enabled(&mut self) {
+        self.enabled.fill(None);
+        self.dirty = true;
+    }
+
+    /// Clears one chain's explicit toggle. Returns true when there was one.
+    pub fn clear_ik_enabled(&mut self, chain: &str) -> bool {
+        let Some(i) = self.dynamics().chain_index(chain) else {
+            return false;
+        };
+        self.dirty = true;
+        self.enabled[i].take().is_some()
+    }
+
+    // ----- targets -----
+
+    /// Sets a persistent world target with a blend weight. Returns `Ok(false)` for an undefined
+    /// chain (checked before the values); only marks the instance dirty.
+    ///
+    /// # Errors
+    /// [`InstanceError`] for a non-finite target or a weight outside `[0, 1]`.
+    pub fn set_ik_target(
+        &mut self,
+        chain: &str,
+        world: Vec3,
+        weight: f32,
+    ) -> Result<bool, InstanceError> {
+        let Some(i) = self.dynamics().chain_index(chain) else {
+            return Ok(false);
+        };
+        check(chain, world, weight)?;
+        self.targets[i] = Some(ExternalTarget { world, weight });
+        self.dirty = true;
+        Ok(true)
+    }
+
+    /// Clears a persistent target. Returns false when there was none.
+    pub fn clear_ik_target(&mut self, chain: &str) -> bool {
+        let Some(i) = self.dynamics().chain_index(chain) else {
+            return false;
+        };
+        self.dirty = true;
+        self.targets[i].take().is_some()
+    }
+
+    /// Clears every persistent target.
+    pub fn clear_ik_targets(&mut self) {
+        self.targets.fill(None);
+        self.dirty = true;
+    }
+
+    /// Sets a target for the current cycle only; it wins over a persistent target. Returns
+    /// `Ok(false)` for an undefined chain.
+    ///
+    /// # Errors
+    /// [`InstanceError`] for a non-finite target or a weight outside `[0, 1]`.
+    pub fn set_frame_ik_target(
+        &mut self,
+        chain: &str,
+        world: Vec3,
+        weight: f32,
+    ) -> Result<bool, InstanceError> {
+        let Some(i) = self.dynamics().chain_index(chain) else {
+            return Ok(false);
+        };
+        check(chain, world, weight)?;
+        self.frame_targets[i] = Some(ExternalTarget { world, weight });
+        self.dirty = true;
+        Ok(true)
+    }
+
+    /// Clears every per-frame target (the tick loop does this at the start of each cycle).
+    pub fn clear_frame_ik_targets(&mut self) {
+        self.frame_targets.fill(None);
+    }
+
+    /// The target that applies to a chain now: the frame target, else the persistent one.
+    #[must_use]
+    pub fn effective_target(&self, chain: usize) -> Option<ExternalTarget> {
+        self.frame_targets
+            .get(chain)
+            .copied()
+            .flatten()
+            .or_else(|| self.targets.get(chain).copied().flatten())
+    }
+}
