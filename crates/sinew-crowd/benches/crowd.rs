@@ -4,7 +4,7 @@
 //! Target: 10,000 instances in ≤ 16 ms per frame on 2 threads.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 #[path = "../tests/common/mod.rs"]
 mod common;

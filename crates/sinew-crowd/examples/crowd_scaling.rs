@@ -17,7 +17,7 @@ fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 #[path = "../tests/common/mod.rs"]
 mod common;

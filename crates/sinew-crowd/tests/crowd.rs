@@ -9,7 +9,7 @@ use sinew::instance::apply_pose_constraints;
 use sinew::pose::local_to_world;
 use sinew::{RootPlacement, SkeletonInstance, Transform};
 use sinew_crowd::{Crowd, CrowdError, CrowdTarget};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

@@ -10,7 +10,7 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 use sinew::dynamics::IkChain;
 use sinew::instance::{IkDriver, PoseAccess};
 use sinew::{BoneId, Skeleton, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// The engine's storage: structure of arrays, world as `Mat4`, targets per chain.
 struct EngineRig {

@@ -9,7 +9,7 @@ use sinew::dynamics::{
     SkeletonDynamicsBuilder, SkeletonDynamicsReader, TransformInheritance,
 };
 use sinew::{Model, SkeletonInstance};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// The format: one definition per line, `#` comments.
 ///

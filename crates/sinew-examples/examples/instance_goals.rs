@@ -12,7 +12,7 @@ use glam::Vec3;
 use sinew::ik::{GoalTarget, StrictPriorityArbiter};
 use sinew::instance::{ChainGoal, InstanceError};
 use sinew::SkeletonInstance;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn main() -> Result<(), InstanceError> {
     let h = Humanoid::new();

@@ -6,8 +6,8 @@
 
 use glam::Vec3;
 use sinew::SkeletonInstance;
+use sinew_humanoid::Humanoid;
 use sinew_physics::{PhysicsError, PhysicsOptions, Ragdoll};
-use sinew_testkit::Humanoid;
 
 const DT: f32 = 1.0 / 60.0;
 

@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 use sinew::RigState;
-use sinew_props::demo::{humanoid_rifle_config, rifle, HUMANOID_KIND, RIFLE};
+use sinew_humanoid::rifle::{humanoid_rifle_config, rifle, HUMANOID_KIND, RIFLE};
+use sinew_humanoid::Humanoid;
 use sinew_props::{Prop, PropSlot, PropsError, PropsRig};
-use sinew_testkit::Humanoid;
 
 fn main() -> Result<(), PropsError> {
     let h = Humanoid::new();

@@ -13,7 +13,7 @@ use sinew::anim::{
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::RigState;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// Per-character state: one cache per clip, the two sampled poses, the blend and the world.
 struct Character {

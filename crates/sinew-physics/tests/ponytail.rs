@@ -8,8 +8,8 @@ use sinew::dynamics::{
 use sinew::glam::{Affine3A, Quat, Vec3};
 use sinew::math::euler_xyz_from_quat;
 use sinew::{Model, SkeletonInstance, Transform};
+use sinew_humanoid::Humanoid;
 use sinew_physics::{JointProjection, PhysicsOptions, Ragdoll};
-use sinew_testkit::Humanoid;
 
 const DT: f32 = 1.0 / 60.0;
 /// Stated joint-limit tolerance with projection on, radians: the default projection tolerance

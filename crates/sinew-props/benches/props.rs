@@ -1,4 +1,4 @@
-//! Anchor + two limbs per body per frame on `sinew_testkit::Humanoid` holding the demo rifle.
+//! Anchor + two limbs per body per frame on `sinew_humanoid::Humanoid` holding the demo rifle.
 //!
 //! `cargo bench -p sinew-props -- --warm-up-time 1 --measurement-time 3`
 //!
@@ -19,8 +19,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
 use sinew::ik::{solve_two_bone, ChainJoint, TwoBoneParams};
 use sinew::RigState;
-use sinew_props::{demo, rotation_of, PropSlot, PropsRig};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::rifle;
+use sinew_humanoid::Humanoid;
+use sinew_props::{rotation_of, PropSlot, PropsRig};
 
 fn bench(c: &mut Criterion) {
     let h = Humanoid::new();
@@ -30,11 +31,11 @@ fn bench(c: &mut Criterion) {
     let clip_locals = state.locals().to_vec();
     let clip_world = state.world().unwrap().to_vec();
     let mut rig = PropsRig::new(
-        Arc::new(demo::humanoid_rifle_config()),
-        Some(demo::HUMANOID_KIND),
+        Arc::new(rifle::humanoid_rifle_config()),
+        Some(rifle::HUMANOID_KIND),
     )
     .unwrap();
-    rig.hold(demo::RIFLE, PropSlot::Ready(demo::rifle()));
+    rig.hold(rifle::RIFLE, PropSlot::Ready(rifle::rifle()));
     rig.solve(&mut state).unwrap();
     assert_eq!(rig.short().unwrap(), &[0.0, 0.0]);
 

@@ -19,7 +19,9 @@
 //! * [`PropsRig`]: one body's per-frame state: kind, props (maybe still loading), limp flag,
 //!   handed limbs, the last solve's [`PropsRig::short`].
 //! * [`PropsModule`]: a [`PropsRig`] as a [`sinew::instance::TickModule`].
-//! * [`demo`]: a rifle and a config for `sinew_testkit::Humanoid`.
+//!
+//! The demo's rifle and the config that fits the procedural humanoid live with the humanoid
+//! (`sinew_humanoid::rifle`), not in this library.
 //!
 //! All world transforms are in the body's evaluation space (the [`sinew::RigState`]'s world
 //! matrices); metres, radians inside, degrees only in the config's `turn`.
@@ -28,11 +30,12 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use sinew_props::{demo, PropSlot, PropsRig};
+//! use sinew_humanoid::rifle;
+//! use sinew_props::{PropSlot, PropsRig};
 //! # let skeleton = sinew::SkeletonBuilder::new()
 //! #     .bone("root", sinew::Parent::Root, sinew::Transform::IDENTITY).build().unwrap();
-//! let mut rig = PropsRig::new(Arc::new(demo::humanoid_rifle_config()), Some("humanoid"))?;
-//! rig.hold(demo::RIFLE, PropSlot::Loading); // the model is still loading
+//! let mut rig = PropsRig::new(Arc::new(rifle::humanoid_rifle_config()), Some("humanoid"))?;
+//! rig.hold(rifle::RIFLE, PropSlot::Loading); // the model is still loading
 //! let mut state = sinew::RigState::new(skeleton);
 //! state.compute_world();
 //! rig.solve(&mut state)?; // waits: the body stands as its clip draws it
@@ -42,7 +45,6 @@
 #![warn(missing_docs)]
 
 mod config;
-pub mod demo;
 mod error;
 mod module;
 mod prop;

@@ -10,9 +10,9 @@ use glam::{Affine3A, Quat, Vec3};
 use sinew::instance::{ModuleError, Slot, TickContext, TickLoop, TickModule};
 use sinew::math::quat_from_euler_xyz;
 use sinew::{Model, RigState, SkeletonInstance, Transform};
+use sinew_humanoid::rifle;
 use sinew_props::{
-    anchor, demo, rotation_of, HandedLimb, Prop, PropSlot, PropsConfig, PropsError, PropsModule,
-    PropsRig,
+    anchor, rotation_of, HandedLimb, Prop, PropSlot, PropsConfig, PropsError, PropsModule, PropsRig,
 };
 
 fn rig() -> PropsRig {
@@ -309,7 +309,7 @@ impl TickModule for ReadHand {
             .rig
             .lock()
             .unwrap()
-            .prop(demo::RIFLE)
+            .prop(rifle::RIFLE)
             .unwrap()
             .empty_position_world("grip")
             .unwrap();
@@ -320,15 +320,15 @@ impl TickModule for ReadHand {
 
 #[test]
 fn demo_humanoid_holds_the_rifle_in_a_tick_loop() {
-    let h = sinew_testkit::Humanoid::new();
+    let h = sinew_humanoid::Humanoid::new();
     let model = Model::new(h.skeleton.clone());
     let mut instance = SkeletonInstance::new(&model);
     let mut rig = PropsRig::new(
-        Arc::new(demo::humanoid_rifle_config()),
-        Some(demo::HUMANOID_KIND),
+        Arc::new(rifle::humanoid_rifle_config()),
+        Some(rifle::HUMANOID_KIND),
     )
     .unwrap();
-    rig.hold(demo::RIFLE, PropSlot::Ready(demo::rifle()));
+    rig.hold(rifle::RIFLE, PropSlot::Ready(rifle::rifle()));
     let module = PropsModule::new(rig);
     let shared = Arc::clone(module.rig());
     let out = Arc::new(Mutex::new(None));
@@ -358,7 +358,7 @@ fn demo_humanoid_holds_the_rifle_in_a_tick_loop() {
         );
         let rig = shared.lock().unwrap();
         let support = rig
-            .prop(demo::RIFLE)
+            .prop(rifle::RIFLE)
             .unwrap()
             .empty_position_world("support")
             .unwrap();

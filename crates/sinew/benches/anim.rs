@@ -29,7 +29,7 @@ use sinew::anim::{
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::Transform;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 const DT: f32 = 1.0 / 60.0;
 

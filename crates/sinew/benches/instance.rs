@@ -7,7 +7,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use glam::Vec3;
 use rayon::prelude::*;
 use sinew::SkeletonInstance;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn bench(c: &mut Criterion) {
     let h = Humanoid::new();

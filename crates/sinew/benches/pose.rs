@@ -11,7 +11,7 @@ use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use glam::Affine3A;
 use sinew::pose::{local_to_world, local_to_world_ordered, local_to_world_soa, SoaPose};
 use sinew::{RigState, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// The four ways to evaluate the hierarchy that are timed.
 #[derive(Clone, Copy)]

@@ -3,7 +3,7 @@
 use glam::{Quat, Vec3};
 use sinew::anim::{blend, AdditiveLayer, BlendLayer, BlendParams, CrossFade, Ease};
 use sinew::Transform;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn poses() -> (Humanoid, Vec<Transform>, Vec<Transform>) {
     let h = Humanoid::new();

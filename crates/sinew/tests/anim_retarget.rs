@@ -6,7 +6,7 @@ use glam::{Affine3A, Quat, Vec3};
 use sinew::anim::{leg_length, RetargetMap, RetargetScratch};
 use sinew::pose::local_to_world;
 use sinew::{Parent, Skeleton, SkeletonBuilder, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// A copy of `src` with every bone renamed `t_<name>`, every rest *world* rotation turned by a
 /// per-bone twist, and lengths multiplied by `scale`. Joint positions (at `scale` 1) match.

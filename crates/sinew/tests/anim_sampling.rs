@@ -10,7 +10,7 @@ use sinew::anim::{
     SampleCache, Track, Untracked, ValueSpace, Wrap,
 };
 use sinew::{Parent, Skeleton, SkeletonBuilder, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn two_bones() -> Arc<Skeleton> {
     let mut b = SkeletonBuilder::new();

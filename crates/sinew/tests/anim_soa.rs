@@ -13,7 +13,7 @@ use sinew::anim::{
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::Transform;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// Every kind of track on the humanoid, by bone index modulo 6: untracked; fused T/R/S
 /// (linear); rotation only; step translation + rotation on other key times; Bézier

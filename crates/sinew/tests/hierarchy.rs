@@ -7,7 +7,7 @@ use glam::{Affine3A, DAffine3, DQuat, DVec3, Quat, Vec3};
 use proptest::prelude::*;
 use sinew::pose::local_to_world;
 use sinew::{Parent, RigState, RootPlacement, Skeleton, SkeletonBuilder, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// A random tree: `parents[i] < i` or root, with random rest transforms (scale included).
 fn tree() -> impl Strategy<Value = (Vec<Option<usize>>, Vec<Transform>)> {

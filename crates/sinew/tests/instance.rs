@@ -8,7 +8,7 @@ use glam::{Affine3A, DVec3, Quat, Vec3};
 use sinew::dynamics::*;
 use sinew::instance::*;
 use sinew::{BoneId, Model, Parent, RootPlacement, SkeletonBuilder, SkeletonInstance, Transform};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn humanoid() -> (Humanoid, Model) {
     let h = Humanoid::new();
@@ -628,7 +628,7 @@ mod props {
     use glam::Vec3;
     use proptest::prelude::*;
     use sinew::SkeletonInstance;
-    use sinew_testkit::Humanoid;
+    use sinew_humanoid::Humanoid;
 
     fn offset() -> impl Strategy<Value = Vec3> {
         let v = (-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0).prop_map(|(x, y, z)| Vec3::new(x, y, z));

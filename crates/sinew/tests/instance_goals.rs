@@ -8,7 +8,7 @@ use glam::{Quat, Vec3};
 use sinew::ik::{GoalTarget, StrictPriorityArbiter};
 use sinew::instance::{ChainGoal, InstanceError};
 use sinew::SkeletonInstance;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn instance() -> (Humanoid, SkeletonInstance) {
     let h = Humanoid::new();

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use rayon::prelude::*;
 use sinew::SkeletonInstance;
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 fn target_for(i: usize, shoulder: Vec3) -> Vec3 {
     let a = i as f32 * 0.37;

@@ -20,9 +20,10 @@ use sinew::ik::{
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::{SkeletonInstance, Transform};
+use sinew_humanoid::Humanoid;
 use sinew_mmd::{EvalOptions, MmdInstance};
 use sinew_physics::{PhysicsOptions, Ragdoll};
-use sinew_testkit::{ik as ik_cases, Humanoid};
+use sinew_testkit::ik as ik_cases;
 
 use crate::error::CliError;
 

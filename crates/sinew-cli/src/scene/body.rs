@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn triangles_face_outwards() {
-        let h = sinew_testkit::Humanoid::new();
+        let h = sinew_humanoid::Humanoid::new();
         let mesh = humanoid_body(&h.skeleton).unwrap();
         // Counter-clockwise fronts: the face normal agrees with the vertex normals.
         let mut agree = 0;
@@ -262,7 +262,7 @@ mod tests {
 
     #[test]
     fn the_body_binds_to_the_humanoid_and_is_watertight_per_tube() {
-        let h = sinew_testkit::Humanoid::new();
+        let h = sinew_humanoid::Humanoid::new();
         let mesh = humanoid_body(&h.skeleton).unwrap();
         assert!(mesh.indices.len() / 3 > 1000);
         assert_eq!(mesh.skin.vertex_count(), mesh.positions.len());

@@ -16,10 +16,10 @@ use std::time::Instant;
 use glam::{Affine3A, Vec3};
 use sinew::ik::{solve_aim, AimParams, ChainJoint};
 use sinew::{Model, SkeletonInstance};
+use sinew_humanoid::rifle::{humanoid_rifle_config, rifle, HUMANOID_KIND, RIFLE};
+use sinew_humanoid::Humanoid;
 use sinew_physics::{PhysicsOptions, Ragdoll};
-use sinew_props::demo::{humanoid_rifle_config, rifle, HUMANOID_KIND, RIFLE};
 use sinew_props::{PropSlot, PropsRig};
-use sinew_testkit::Humanoid;
 
 use super::DrawFrame;
 use crate::error::CliError;

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use sinew::anim::Clip;
 use sinew::Model;
 use sinew_crowd::{bake_clip, Crowd, CrowdTarget};
-use sinew_testkit::Humanoid;
+use sinew_humanoid::Humanoid;
 
 /// Ground height at world `(x, z)`: gentle waves, ±8 cm.
 pub fn ground(x: f32, z: f32) -> f32 {

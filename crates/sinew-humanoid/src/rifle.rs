@@ -1,5 +1,5 @@
-//! What the CLI demo needs: a rifle built in code and a config holding it with
-//! [`sinew_testkit`-style](https://docs.rs/sinew-testkit) humanoid bone names.
+//! The demo's prop: a rifle built in code, and the `world.ik3d` config that hangs it on the
+//! [`Humanoid`](crate::Humanoid)'s hand and bends both arms to its grips.
 //!
 //! The rifle's frame: `+Z` along the barrel (muzzle forward), `+Y` up, `+X` to its left; the
 //! root sits at the butt. The humanoid faces `+Z` with its arms along `±X` (T-pose), its right
@@ -9,7 +9,7 @@
 use glam::{Quat, Vec3};
 use sinew::Transform;
 
-use crate::{AnchorConfig, KindConfig, LimbConfig, Prop, PropsConfig};
+use sinew_props::{AnchorConfig, KindConfig, LimbConfig, Prop, PropsConfig};
 
 /// The kind name [`humanoid_rifle_config`] lists.
 pub const HUMANOID_KIND: &str = "humanoid";
@@ -54,7 +54,7 @@ pub fn rifle() -> Prop {
         .expect("the rifle's tree is valid")
 }
 
-/// The demo's `world.ik3d` table for `sinew_testkit::Humanoid` (kind [`HUMANOID_KIND`]):
+/// The demo's `world.ik3d` table for [`Humanoid`](crate::Humanoid) (kind [`HUMANOID_KIND`]):
 /// the rifle's stock in the right shoulder pocket (on `clavicle_r`, 11 cm out, 3 cm down,
 /// 8 cm forward, barrel forward and turned 4° inward), the right hand on `grip` with the
 /// elbow down and out, the left hand on `support` with the elbow down and out to the left.
