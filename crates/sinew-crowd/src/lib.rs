@@ -35,21 +35,29 @@
 //!
 //! [`bake_clip`] turns any procedural pose function (such as the test kit's walk) into a
 //! linear, looping clip.
+//!
+//! The evaluation plan is in `plan.rs`, a frame in `evaluate.rs`, one instance over its
+//! slices in `instance.rs`, clip baking in `bake.rs`.
 #![warn(missing_docs)]
 
 use std::fmt;
 use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
-use rayon::prelude::*;
-use sinew::anim::{
-    sample, BoneTrack, Clip, ClipBinding, ClipError, SampleCache, Track, Untracked, Wrap,
-};
-use sinew::dynamics::{IkChain, SkeletonDynamics, TargetMode};
+use sinew::anim::{Clip, ClipBinding, SampleCache};
+use sinew::dynamics::{IkChain, TargetMode};
 use sinew::ik::SolveResult;
-use sinew::instance::{apply_pose_constraints, IkDriver, PoseAccess};
-use sinew::pose::{local_to_world_ordered, local_to_world_range};
-use sinew::{BoneId, Model, Skeleton, Transform};
+use sinew::instance::IkDriver;
+use sinew::{Model, Transform};
+
+mod bake;
+mod evaluate;
+mod instance;
+mod plan;
+
+pub use bake::bake_clip;
+use instance::*;
+use plan::*;
 
 /// Minimum number of instances one rayon task processes (keeps task overhead negligible).
 const MIN_INSTANCES_PER_TASK: usize = 32;
@@ -149,77 +157,6 @@ pub struct Crowd {
     hold_is_noop: Vec<bool>,
     ground: Option<Arc<GroundFn>>,
     plan: Arc<EvalPlan>,
-}
-
-/// Which bones the hierarchy pass evaluates before IK and which it defers to after.
-///
-/// A bone is *deferred* when it lies under some chain's base but no chain reads it or any of
-/// its descendants (fingers below a hand, a toe below a foot): its world matrix would be
-/// recomputed by the chain's subtree refresh anyway, so it is evaluated once, after IK.
-/// Deferred sets are closed downward, so every run below is a parent-before-child range.
-#[derive(Debug, Default)]
-struct EvalPlan {
-    /// Runs `[from, to)` of bones evaluated before IK.
-    eager: Vec<(usize, usize)>,
-    /// Runs `[from, to)` of bones evaluated after IK.
-    deferred: Vec<(usize, usize)>,
-    /// Per chain base bone: the non-deferred runs of its subtree (what a refresh evaluates).
-    refresh: Vec<(BoneId, Vec<(usize, usize)>)>,
-}
-
-impl EvalPlan {
-    fn new(skeleton: &Skeleton, dynamics: &SkeletonDynamics) -> Self {
-        let n = skeleton.len();
-        let mut needed = vec![false; n];
-        let mut under_chain = vec![false; n];
-        for chain in dynamics.ik_chains() {
-            let reads = chain.links().iter().map(|l| l.bone).chain([
-                chain.effector(),
-                chain.controller(),
-                chain.base(),
-            ]);
-            for b in reads {
-                let mut cur = Some(b);
-                while let Some(c) = cur {
-                    needed[c.index()] = true;
-                    cur = skeleton.parent(c);
-                }
-            }
-            let base = chain.base();
-            for flag in &mut under_chain[base.index()..skeleton.subtree_end(base)] {
-                *flag = true;
-            }
-        }
-        let deferred: Vec<bool> = (0..n).map(|b| under_chain[b] && !needed[b]).collect();
-        let runs = |from: usize, to: usize, want: bool| -> Vec<(usize, usize)> {
-            let mut out = Vec::new();
-            let mut i = from;
-            while i < to {
-                if deferred[i] == want {
-                    let start = i;
-                    while i < to && deferred[i] == want {
-                        i += 1;
-                    }
-                    out.push((start, i));
-                } else {
-                    i += 1;
-                }
-            }
-            out
-        };
-        let mut refresh: Vec<(BoneId, Vec<(usize, usize)>)> = Vec::new();
-        for chain in dynamics.ik_chains() {
-            let base = chain.base();
-            if !refresh.iter().any(|(b, _)| *b == base) {
-                refresh.push((base, runs(base.index(), skeleton.subtree_end(base), false)));
-            }
-        }
-        Self {
-            eager: runs(0, n, false),
-            deferred: runs(0, n, true),
-            refresh,
-        }
-    }
 }
 
 impl fmt::Debug for Crowd {
@@ -520,299 +457,4 @@ impl Crowd {
     pub fn driver(&self, instance: usize) -> &IkDriver {
         &self.slots[instance].driver
     }
-
-    // ----- evaluation -----
-
-    /// One frame at crowd time `time` (seconds): every instance samples the clip at
-    /// `time + offset` straight into its output locals (the input buffer is left alone), then
-    /// is evaluated as in [`Self::evaluate`]. Runs on the current rayon pool.
-    pub fn update(&mut self, time: f32) {
-        self.run(Some(time));
-    }
-
-    /// One frame from the input poses as they are (no sampling): the host wrote them through
-    /// [`Self::inputs_mut`]. Runs on the current rayon pool.
-    pub fn evaluate(&mut self) {
-        self.run(None);
-    }
-
-    fn run(&mut self, time: Option<f32>) {
-        let (j, c) = (self.joints, self.chains);
-        if self.slots.is_empty() || j == 0 {
-            return;
-        }
-        let shared = Shared {
-            skeleton: self.model.skeleton(),
-            dynamics: self.model.dynamics(),
-            clip: &self.clip,
-            binding: &self.binding,
-            replace_authored: &self.replace_authored,
-            hold_is_noop: &self.hold_is_noop,
-            ground: self.ground.as_deref(),
-            plan: &self.plan,
-            time,
-        };
-        // A model without chains still keeps one (unused) element per instance for the zip.
-        let c_stride = c.max(1);
-        let (targets, enabled) = (&self.targets, &self.enabled);
-        (
-            self.input.par_chunks_mut(j),
-            self.locals.par_chunks_mut(j),
-            self.world.par_chunks_mut(j),
-            self.slots.par_iter_mut(),
-            targets.par_chunks(c_stride),
-            enabled.par_chunks(c_stride),
-        )
-            .into_par_iter()
-            .with_min_len(MIN_INSTANCES_PER_TASK)
-            .for_each(|(input, locals, world, slot, targets, enabled)| {
-                shared.instance(input, locals, world, slot, &targets[..c], &enabled[..c]);
-            });
-    }
-}
-
-/// What every instance of a frame reads.
-struct Shared<'a> {
-    skeleton: &'a Arc<Skeleton>,
-    dynamics: &'a Arc<SkeletonDynamics>,
-    clip: &'a Clip,
-    binding: &'a ClipBinding,
-    replace_authored: &'a [bool],
-    hold_is_noop: &'a [bool],
-    ground: Option<&'a GroundFn>,
-    plan: &'a EvalPlan,
-    time: Option<f32>,
-}
-
-impl Shared<'_> {
-    /// One instance's frame: sample → constraints → hierarchy → IK.
-    #[inline]
-    fn instance(
-        &self,
-        input: &mut [Transform],
-        locals: &mut [Transform],
-        world: &mut [Affine3A],
-        slot: &mut Slot,
-        targets: &[CrowdTarget],
-        enabled: &[bool],
-    ) {
-        let skeleton: &Skeleton = self.skeleton;
-        let dynamics: &SkeletonDynamics = self.dynamics;
-        match self.time {
-            // Sampled straight into the output: the input buffer is not touched (memory
-            // traffic dominates large crowds).
-            Some(t) => sample(
-                self.clip,
-                self.binding,
-                &mut slot.cache,
-                t + slot.time_offset,
-                Untracked::Rest,
-                locals,
-            ),
-            None => locals.copy_from_slice(input),
-        }
-        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-            if self.replace_authored[i] && enabled[i] {
-                for l in chain.links() {
-                    locals[l.bone.index()] = *skeleton.rest(l.bone);
-                }
-            }
-        }
-        apply_pose_constraints(skeleton, dynamics.pose_constraints(), locals);
-        let root = Affine3A::from_rotation_translation(slot.root_rotation, slot.root_translation);
-        let parents = skeleton.parent_indices();
-        if dynamics.ik_chains().is_empty() {
-            local_to_world_ordered(parents, skeleton.level_order(), locals, &root, world);
-            return;
-        }
-        for &(from, to) in &self.plan.eager {
-            local_to_world_range(parents, locals, &root, world, from, to);
-        }
-        let mut pose = SlicePose {
-            skeleton,
-            locals,
-            world,
-            root,
-            root_rotation: slot.root_rotation,
-            targets,
-            enabled,
-            hold_is_noop: self.hold_is_noop,
-            ground: self.ground,
-            plan: self.plan,
-        };
-        slot.driver.solve(dynamics, &mut pose);
-        let SlicePose { locals, world, .. } = pose;
-        for &(from, to) in &self.plan.deferred {
-            local_to_world_range(parents, locals, &root, world, from, to);
-        }
-    }
-}
-
-/// One crowd instance seen through [`PoseAccess`]: slices of the crowd's buffers.
-struct SlicePose<'a> {
-    skeleton: &'a Skeleton,
-    locals: &'a mut [Transform],
-    world: &'a mut [Affine3A],
-    root: Affine3A,
-    root_rotation: Quat,
-    targets: &'a [CrowdTarget],
-    enabled: &'a [bool],
-    hold_is_noop: &'a [bool],
-    ground: Option<&'a GroundFn>,
-    plan: &'a EvalPlan,
-}
-
-impl SlicePose<'_> {
-    /// The target without an external one (as `SkeletonInstance` computes it).
-    fn default_target(&self, chain: &IkChain) -> Vec3 {
-        let controller = self.world[chain.controller().index()];
-        match chain.target_mode() {
-            TargetMode::Position => controller.translation.into(),
-            TargetMode::Direction => {
-                let rest = self.skeleton.rest_world();
-                let bind_dir = Vec3::from(
-                    rest[chain.effector().index()].translation
-                        - rest[chain.base().index()].translation,
-                );
-                let (_, bind_rot, _) =
-                    rest[chain.controller().index()].to_scale_rotation_translation();
-                let (_, now_rot, _) = controller.to_scale_rotation_translation();
-                let root = self.root_rotation;
-                let turn = now_rot * (root * bind_rot).inverse();
-                Vec3::from(self.world[chain.base().index()].translation) + turn * (root * bind_dir)
-            }
-        }
-    }
-}
-
-impl PoseAccess for SlicePose<'_> {
-    #[inline]
-    fn absolute(&self, bone: BoneId) -> Affine3A {
-        self.world[bone.index()]
-    }
-
-    #[inline]
-    fn local(&self, bone: BoneId) -> Transform {
-        self.locals[bone.index()]
-    }
-
-    #[inline]
-    fn correct(&mut self, bone: BoneId, correction_local: Quat) {
-        let l = &mut self.locals[bone.index()];
-        l.rotation = (l.rotation * correction_local).normalize();
-    }
-
-    fn target(&self, chain_index: usize, chain: &IkChain) -> Vec3 {
-        let from = || Vec3::from(self.world[chain.controller().index()].translation);
-        match self.targets[chain_index] {
-            CrowdTarget::Hold => self.default_target(chain),
-            CrowdTarget::Point { world, weight } => from().lerp(world, weight),
-            CrowdTarget::Ground { weight } => {
-                let p = from();
-                let h = self.ground.map_or(0.0, |g| g(p.x, p.z));
-                p.lerp(p + Vec3::Y * h, weight)
-            }
-        }
-    }
-
-    #[inline]
-    fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {
-        // Reaching for the effector's own position is a no-op: skip the solve.
-        let noop = self.hold_is_noop[chain_index]
-            && match self.targets[chain_index] {
-                CrowdTarget::Hold => true,
-                CrowdTarget::Point { weight, .. } | CrowdTarget::Ground { weight } => weight == 0.0,
-            };
-        self.enabled[chain_index] && !noop
-    }
-
-    fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {
-        let parents = self.skeleton.parent_indices();
-        match self.plan.refresh.iter().find(|(b, _)| *b == driver) {
-            Some((_, runs)) => {
-                for &(from, to) in runs {
-                    local_to_world_range(parents, self.locals, &self.root, self.world, from, to);
-                }
-            }
-            None => {
-                let end = self.skeleton.subtree_end(driver);
-                local_to_world_range(
-                    parents,
-                    self.locals,
-                    &self.root,
-                    self.world,
-                    driver.index(),
-                    end,
-                );
-            }
-        }
-    }
-
-    #[inline]
-    fn root_rotation(&self) -> Quat {
-        self.root_rotation
-    }
-}
-
-/// Bakes a procedural pose function into a linear, looping clip.
-///
-/// `pose_at(t, out)` writes the full local pose at time `t` into `out` (the skeleton's
-/// length); it is called at `keys` evenly spaced times over `[0, duration]` (the last equal to
-/// `duration`). Channels that equal the rest pose at every key are left out (sample with
-/// [`Untracked::Rest`]); rotation keys are kept in one hemisphere so linear (nlerp)
-/// interpolation takes the short way.
-///
-/// # Errors
-/// A [`ClipError`] when the pose function produced non-finite values.
-///
-/// # Panics
-/// If `keys < 2` or `duration` is not positive.
-pub fn bake_clip(
-    name: &str,
-    skeleton: &Skeleton,
-    duration: f32,
-    keys: usize,
-    mut pose_at: impl FnMut(f32, &mut [Transform]),
-) -> Result<Arc<Clip>, ClipError> {
-    assert!(keys >= 2, "need at least two keys");
-    assert!(duration > 0.0, "duration must be positive");
-    let n = skeleton.len();
-    let times: Vec<f32> = (0..keys)
-        .map(|k| duration * k as f32 / (keys - 1) as f32)
-        .collect();
-    let mut frames = vec![Transform::IDENTITY; n * keys];
-    for (k, &t) in times.iter().enumerate() {
-        pose_at(t, &mut frames[k * n..(k + 1) * n]);
-    }
-    let rest = skeleton.rest_pose();
-    let mut builder = Clip::builder(name).duration(duration).wrap(Wrap::Loop);
-    for bone in skeleton.bones() {
-        let b = bone.index();
-        let channel = |k: usize| frames[k * n + b];
-        let mut track = BoneTrack::new(skeleton.name(bone));
-        if (0..keys).any(|k| channel(k).translation != rest[b].translation) {
-            let v = (0..keys).map(|k| channel(k).translation).collect();
-            track = track.with_translation(Track::linear(times.clone(), v));
-        }
-        if (0..keys).any(|k| channel(k).rotation != rest[b].rotation) {
-            let mut v: Vec<Quat> = Vec::with_capacity(keys);
-            for k in 0..keys {
-                let q = channel(k).rotation;
-                let q = match v.last() {
-                    Some(p) if p.dot(q) < 0.0 => -q,
-                    _ => q,
-                };
-                v.push(q);
-            }
-            track = track.with_rotation(Track::linear(times.clone(), v));
-        }
-        if (0..keys).any(|k| channel(k).scale != rest[b].scale) {
-            let v = (0..keys).map(|k| channel(k).scale).collect();
-            track = track.with_scale(Track::linear(times.clone(), v));
-        }
-        if track.translation.is_some() || track.rotation.is_some() || track.scale.is_some() {
-            builder = builder.bone(track);
-        }
-    }
-    builder.build()
 }
