@@ -1,4 +1,4 @@
-//! Crowd frames: the test kit's humanoid (64 joints, 2 two-bone legs, 2 FABRIK arms,
+//! Crowd frames: the sinew-humanoid rig (64 joints, 2 two-bone legs, 2 FABRIK arms,
 //! 2 inheritance constraints) sampling a baked walk, feet on wavy ground, one hand reaching.
 //! 1,000 and 10,000 instances on the default rayon pool (all cores) and on one thread.
 //! Target: 10,000 instances in ≤ 16 ms per frame on 2 threads.

@@ -33,7 +33,7 @@
 //! at its animated position lifted by the crowd's ground height function
 //! ([`Crowd::set_ground`]), for feet on uneven ground.
 //!
-//! [`bake_clip`] turns any procedural pose function (such as the test kit's walk) into a
+//! [`bake_clip`] turns any procedural pose function (such as the humanoid's walk) into a
 //! linear, looping clip.
 //!
 //! The evaluation plan is in `plan.rs`, a frame in `evaluate.rs`, one instance over its
@@ -69,7 +69,7 @@ pub type GroundFn = dyn Fn(f32, f32) -> f32 + Send + Sync;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum CrowdTarget {
     /// No external target: the chain reaches for its controller, as a
-    /// [`SkeletonInstance`](sinew::SkeletonInstance) without a target does (the test kit's
+    /// [`SkeletonInstance`](sinew::SkeletonInstance) without a target does (the humanoid's
     /// chains then hold their animated pose).
     #[default]
     Hold,

@@ -1,5 +1,5 @@
 //! A custom `SkeletonDynamicsReader`: a home-made line format, parsed by hand, that adds IK
-//! chains and a pose constraint to the test kit's humanoid.
+//! chains and a pose constraint to the sinew-humanoid rig.
 //!
 //! `cargo run -p sinew-examples --example custom_reader`
 

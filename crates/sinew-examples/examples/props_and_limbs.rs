@@ -1,4 +1,4 @@
-//! Props: the test kit's humanoid holds the demo rifle (`sinew_props::demo`): the rifle hangs
+//! Props: the sinew-humanoid rig holds the rifle (`sinew_humanoid::rifle`): the rifle hangs
 //! at the right clavicle and both arms bend to its grip and support. Prints, per frame, how
 //! far each hand ended from its target (`short`, 0 when in reach) and where the muzzle is.
 //! The rifle is saved as a `.gltf` and loaded back with `Prop::load_gltf`, as a user loads

@@ -1,5 +1,5 @@
 //! The benchmark workload, shared by the tests, the bench and the scaling example
-//! (`#[path]`-included): the test kit's humanoid walking, feet on wavy ground, one hand
+//! (`#[path]`-included): the sinew-humanoid rig walking, feet on wavy ground, one hand
 //! reaching for a per-instance point.
 #![allow(dead_code)]
 
