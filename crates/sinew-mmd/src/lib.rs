@@ -70,6 +70,6 @@ pub use model::{MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
-pub use runtime::{EvalOptions, MmdInstance, MmdPlan};
+pub use runtime::{EvalOptions, MmdInstance, MmdPlan, MMD_IK_TOLERANCE};
 pub use static_pose::{PoseError, StaticPose};
 pub use vmd::{decode_bone_interpolation, Vmd};

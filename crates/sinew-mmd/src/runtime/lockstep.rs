@@ -144,7 +144,8 @@ impl MmdInstance {
                 if !lane.live {
                     continue;
                 }
-                let next = if lane.ik_position.distance_squared(lane.target) < 1e-8 {
+                let next = if lane.ik_position.distance_squared(lane.target) < self.ik_tolerance_sq
+                {
                     None
                 } else {
                     let unchanged = iks[l]
