@@ -83,7 +83,7 @@ fn bench(c: &mut Criterion) {
     ] {
         let mut inst = MmdInstance::new(leg());
         if let Some(t) = tolerance {
-            assert!(inst.set_ik_tolerance(t));
+            assert!(inst.set_ik_tolerance(Some(t)));
         }
         let ok = targets
             .iter()

@@ -126,6 +126,8 @@ pub struct MmdInstance {
     lockstep: bool,
     /// Squared distance at which an IK stops iterating (MMD's: 1e-4 units, squared).
     ik_tolerance_sq: f32,
+    /// The caller's tolerance, if any (`None`: MMD's).
+    ik_tolerance: Option<f32>,
     /// Per bone: its IK was solved with its partner's earlier in this evaluation.
     solved_early: Vec<bool>,
     /// Lockstep path poses (entry-major, lanes interleaved).
@@ -169,6 +171,7 @@ impl MmdInstance {
             lockstep: true,
             // 1e-8 exactly, as the solver always compared (not the rounded square of 1e-4).
             ik_tolerance_sq: 1e-8,
+            ik_tolerance: None,
             solved_early: vec![false; n],
             lane_local: Vec::with_capacity(lockstep::LANES * path),
             lane_world: Vec::with_capacity(lockstep::LANES * path),
@@ -298,25 +301,34 @@ impl MmdInstance {
         }
     }
 
-    /// Sets the distance (model units) between effector and IK bone at which every IK of this
-    /// instance stops iterating. The default, [`MMD_IK_TOLERANCE`] (1e-4), is MMD's and
-    /// babylon-mmd's, and the conformance figures hold for it only; a larger one trades
-    /// accuracy for speed (a leg within 1e-3 of its length stops after a few iterations
-    /// instead of going on toward 1e-4 units). Returns false, changing nothing, unless
-    /// `distance` is finite and positive.
-    pub fn set_ik_tolerance(&mut self, distance: f32) -> bool {
-        if distance.is_finite() && distance > 0.0 {
-            self.ik_tolerance_sq = distance * distance;
-            true
-        } else {
-            false
+    /// How every IK of this instance decides to stop iterating. `None` (the default) is MMD's
+    /// and babylon-mmd's rule, which the conformance figures hold for: stop once the effector
+    /// is within [`MMD_IK_TOLERANCE`] (1e-4 units) of the IK bone, or when an iteration leaves
+    /// every IK rotation bit-identical (ending the limited-axis phase, then the solve).
+    /// `Some(distance)` trades exactness for speed: stop once within `distance` (a reachable
+    /// target then stops after a few iterations instead of going on toward 1e-4 units; one the
+    /// chain cannot reach still runs every iteration, as in MMD). Returns false, changing
+    /// nothing, unless `distance` is finite and positive.
+    pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
+        match tolerance {
+            None => {
+                self.ik_tolerance_sq = 1e-8;
+                self.ik_tolerance = None;
+                true
+            }
+            Some(d) if d.is_finite() && d > 0.0 => {
+                self.ik_tolerance_sq = d * d;
+                self.ik_tolerance = Some(d);
+                true
+            }
+            Some(_) => false,
         }
     }
 
-    /// The distance at which IK stops iterating ([`Self::set_ik_tolerance`]).
+    /// The tolerance set by [`Self::set_ik_tolerance`] (`None`: MMD's rule).
     #[must_use]
-    pub fn ik_tolerance(&self) -> f32 {
-        self.ik_tolerance_sq.sqrt()
+    pub fn ik_tolerance(&self) -> Option<f32> {
+        self.ik_tolerance
     }
 
     /// Tells the instance whether rigid-body physics runs after its before-physics pass. With
