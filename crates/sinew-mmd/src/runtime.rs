@@ -124,8 +124,6 @@ pub struct MmdInstance {
     path: PathPose,
     /// Whether pairs are solved in lockstep (see [`Self::set_lockstep`]).
     lockstep: bool,
-    /// Squared distance at which an IK stops iterating (MMD's: 1e-4 units, squared).
-    ik_tolerance_sq: f32,
     /// The caller's tolerance, if any (`None`: MMD's).
     ik_tolerance: Option<f32>,
     /// Per bone: its IK was solved with its partner's earlier in this evaluation.
@@ -169,8 +167,6 @@ impl MmdInstance {
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(links),
             lockstep: true,
-            // 1e-8 exactly, as the solver always compared (not the rounded square of 1e-4).
-            ik_tolerance_sq: 1e-8,
             ik_tolerance: None,
             solved_early: vec![false; n],
             lane_local: Vec::with_capacity(lockstep::LANES * path),
@@ -311,17 +307,11 @@ impl MmdInstance {
     /// nothing, unless `distance` is finite and positive.
     pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
         match tolerance {
-            None => {
-                self.ik_tolerance_sq = 1e-8;
-                self.ik_tolerance = None;
+            Some(d) if !(d.is_finite() && d > 0.0) => false,
+            _ => {
+                self.ik_tolerance = tolerance;
                 true
             }
-            Some(d) if d.is_finite() && d > 0.0 => {
-                self.ik_tolerance_sq = d * d;
-                self.ik_tolerance = Some(d);
-                true
-            }
-            Some(_) => false,
         }
     }
 
@@ -329,6 +319,13 @@ impl MmdInstance {
     #[must_use]
     pub fn ik_tolerance(&self) -> Option<f32> {
         self.ik_tolerance
+    }
+
+    /// The squared distance at which IK stops: MMD's exactly `1e-8` (as the solver always
+    /// compared; not the rounded square of 1e-4), or the caller's tolerance squared.
+    #[inline]
+    fn ik_tolerance_sq(&self) -> f32 {
+        self.ik_tolerance.map_or(1e-8, |d| d * d)
     }
 
     /// Tells the instance whether rigid-body physics runs after its before-physics pass. With

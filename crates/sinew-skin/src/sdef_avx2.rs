@@ -161,10 +161,17 @@ unsafe fn quaternion_lanes(quats: &[Quat], j: &[usize; 8]) -> [__m256; 4] {
         let (lo, hi) = (quats[j[l]].to_array(), quats[j[l + 4]].to_array());
         *x = _mm256_set_m128(_mm_loadu_ps(hi.as_ptr()), _mm_loadu_ps(lo.as_ptr()));
     }
-    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
-    let t1 = _mm256_unpacklo_ps(r[2], r[3]);
-    let t2 = _mm256_unpackhi_ps(r[0], r[1]);
-    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    transpose(r)
+}
+
+/// Four rows holding two 4-float vectors each (lanes `i` low, `i + 4` high) as the eight
+/// lanes' components `[xs, ys, zs, ws]` (in-lane 4×4 transposes).
+#[inline(always)]
+unsafe fn transpose(r: [__m256; 4]) -> [__m256; 4] {
+    let t0 = _mm256_unpacklo_ps(r[0], r[1]); // x0 x1 y0 y1
+    let t1 = _mm256_unpacklo_ps(r[2], r[3]); // x2 x3 y2 y3
+    let t2 = _mm256_unpackhi_ps(r[0], r[1]); // z0 z1 w0 w1
+    let t3 = _mm256_unpackhi_ps(r[2], r[3]); // z2 z3 w2 w3
     [
         _mm256_shuffle_ps::<0x44>(t0, t1),
         _mm256_shuffle_ps::<0xEE>(t0, t1),
@@ -240,35 +247,32 @@ unsafe fn sine8(c: &[__m256; 5], w: __m256) -> __m256 {
     _mm256_mul_ps(w, _mm256_fmadd_ps(high, w4, low))
 }
 
-/// The three floats at byte offset `at` of `rest` in the low lanes (a 16-byte load when
-/// `WIDE`: the vertex is not the last).
+/// Vertex `v`'s three floats in the low lanes (a 16-byte load when `WIDE`: `v` is not the
+/// last vertex).
 ///
 /// # Safety
-/// `at` is a vertex's offset (12 × its index, below `rest.len()`), and not the last vertex's
-/// when `WIDE`.
+/// `v < rest.len()`, and `v + 1 < rest.len()` when `WIDE`.
 #[inline(always)]
-unsafe fn load_vertex<const WIDE: bool>(rest: &[Vec3], at: u32) -> __m128 {
-    let at = at as usize;
-    debug_assert!(
-        at.is_multiple_of(12) && at / 12 < rest.len() && (!WIDE || at / 12 + 1 < rest.len())
-    );
-    let p = rest.as_ptr().cast::<u8>();
+unsafe fn load_vertex<const WIDE: bool>(rest: &[Vec3], v: u32) -> __m128 {
+    let v = v as usize;
+    debug_assert!(v < rest.len() && (!WIDE || v + 1 < rest.len()));
+    let p = rest.as_ptr().cast::<f32>();
     if WIDE {
-        // SAFETY: a vertex follows, so 16 bytes from this one's start are in the slice.
-        unsafe { _mm_loadu_ps(p.add(at).cast::<f32>()) }
+        // SAFETY: vertices v and v + 1 exist, so 16 bytes from v's start are in the slice.
+        unsafe { _mm_loadu_ps(p.add(3 * v)) }
     } else {
-        // SAFETY: the vertex's 12 bytes are in the slice (caller): 8 bytes, then the 4 of z.
+        // SAFETY: v is in the slice (caller): its first two floats, then the third.
         unsafe {
-            let xy = _mm_castpd_ps(_mm_load_sd(p.add(at).cast::<f64>()));
-            _mm_insert_ps::<0x20>(xy, _mm_load_ss(p.add(at + 8).cast::<f32>()))
+            let xy = _mm_castpd_ps(_mm_load_sd(p.add(3 * v).cast::<f64>()));
+            _mm_insert_ps::<0x20>(xy, _mm_load_ss(p.add(3 * v + 2)))
         }
     }
 }
 
-/// The eight lanes' vectors at byte offsets `ids` as `[xs, ys, zs]`.
+/// The eight lanes' vectors of `ids` as `[xs, ys, zs]`.
 ///
 /// # Safety
-/// Every offset a vertex's of `rest` (see [`load_vertex`]); not the last's when `WIDE`.
+/// Every id below `rest.len()`; below `rest.len() - 1` when `WIDE`.
 #[inline(always)]
 unsafe fn gather<const WIDE: bool>(rest: &[Vec3], ids: &[u32]) -> [__m256; 3] {
     // SAFETY: the caller's ids are in range.
@@ -278,16 +282,8 @@ unsafe fn gather<const WIDE: bool>(rest: &[Vec3], ids: &[u32]) -> [__m256; 3] {
             load_vertex::<WIDE>(rest, ids[i]),
         )
     };
-    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-    let t0 = _mm256_unpacklo_ps(r0, r1); // x0 x1 y0 y1
-    let t1 = _mm256_unpacklo_ps(r2, r3); // x2 x3 y2 y3
-    let t2 = _mm256_unpackhi_ps(r0, r1); // z0 z1 . .
-    let t3 = _mm256_unpackhi_ps(r2, r3); // z2 z3 . .
-    [
-        _mm256_shuffle_ps::<0x44>(t0, t1),
-        _mm256_shuffle_ps::<0xEE>(t0, t1),
-        _mm256_shuffle_ps::<0x44>(t2, t3),
-    ]
+    let [x, y, z, _] = transpose([row(0), row(1), row(2), row(3)]);
+    [x, y, z]
 }
 
 /// Writes the low three lanes of `x` as a `Vec3` (12 bytes: the next vertex is untouched).
@@ -305,10 +301,10 @@ unsafe fn store_vertex(at: *mut Vec3, x: __m128) {
     }
 }
 
-/// Writes lanes `[xs, ys, zs]` to the vertices at byte offsets `ids` of `to`.
+/// Writes lanes `[xs, ys, zs]` to the vertices `ids` of `to`.
 ///
 /// # Safety
-/// Every offset a vertex's of `to` (12 × an index below `to.len()`).
+/// Every id below `to.len()`.
 #[inline(always)]
 unsafe fn scatter(to: &mut [Vec3], ids: &[u32], v: [__m256; 3]) {
     let t0 = _mm256_unpacklo_ps(v[0], v[1]); // x0 y0 x1 y1
@@ -321,16 +317,13 @@ unsafe fn scatter(to: &mut [Vec3], ids: &[u32], v: [__m256; 3]) {
         _mm256_shuffle_ps::<0x44>(t1, t3),
         _mm256_shuffle_ps::<0xEE>(t1, t3),
     ];
-    let base = to.as_mut_ptr().cast::<u8>();
+    let base = to.as_mut_ptr();
     for (i, r) in rows.into_iter().enumerate() {
-        debug_assert!((ids[i] as usize) < to.len() * 12 && (ids[i + 4] as usize) < to.len() * 12);
-        // SAFETY: the caller's offsets are vertices' of `to`.
+        debug_assert!((ids[i] as usize) < to.len() && (ids[i + 4] as usize) < to.len());
+        // SAFETY: the caller's ids are in range.
         unsafe {
-            store_vertex(base.add(ids[i] as usize).cast(), _mm256_castps256_ps128(r));
-            store_vertex(
-                base.add(ids[i + 4] as usize).cast(),
-                _mm256_extractf128_ps::<1>(r),
-            );
+            store_vertex(base.add(ids[i] as usize), _mm256_castps256_ps128(r));
+            store_vertex(base.add(ids[i + 4] as usize), _mm256_extractf128_ps::<1>(r));
         }
     }
 }
@@ -456,7 +449,7 @@ unsafe fn block<const N: bool, const WIDE: bool>(
         _mm256_fmsub_ps(rot[0][a], rot[1][b], _mm256_mul_ps(rot[0][b], rot[1][a]))
     };
     rot[2] = [cross(1, 2), cross(2, 0), cross(0, 1)];
-    let ids = &lanes.at[k..k + 8];
+    let ids = &lanes.v[k..k + 8];
     // SAFETY: ids below the vertex count, which `rest_p` has (caller).
     let rest = unsafe { gather::<WIDE>(out.rest_p, ids) };
     let cc = [load(&lanes.c[0]), load(&lanes.c[1]), load(&lanes.c[2])];

@@ -84,9 +84,6 @@ pub(crate) struct Sdef {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SdefLanes {
     pub v: Vec<u32>,
-    /// Each lane's vertex as a byte offset into a `[Vec3]` (12 × `v`): the eight-lane kernel
-    /// addresses with it directly.
-    pub at: Vec<u32>,
     pub w: Vec<f32>,
     pub c: [Vec<f32>; 3],
     pub u0: [Vec<f32>; 3],

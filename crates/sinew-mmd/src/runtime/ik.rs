@@ -134,7 +134,7 @@ impl MmdInstance {
                     );
                 }
             }
-            if ik_position.distance_squared(target) < self.ik_tolerance_sq {
+            if ik_position.distance_squared(target) < self.ik_tolerance_sq() {
                 break;
             }
             let unchanged = ik
@@ -167,7 +167,7 @@ impl MmdInstance {
         let ik_position = self.position(owner);
         self.update_world(ik.effector, true);
         let target = self.position(ik.effector);
-        if ik_position.distance_squared(target) < self.ik_tolerance_sq {
+        if ik_position.distance_squared(target) < self.ik_tolerance_sq() {
             return None;
         }
         for l in ik.links.iter().rev() {
@@ -175,7 +175,7 @@ impl MmdInstance {
         }
         self.update_world(ik.effector, false);
         let target = self.position(ik.effector);
-        if ik_position.distance_squared(target) < self.ik_tolerance_sq {
+        if ik_position.distance_squared(target) < self.ik_tolerance_sq() {
             return None;
         }
         Some((ik_position, target))

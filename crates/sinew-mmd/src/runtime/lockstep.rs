@@ -144,18 +144,18 @@ impl MmdInstance {
                 if !lane.live {
                     continue;
                 }
-                let next = if lane.ik_position.distance_squared(lane.target) < self.ik_tolerance_sq
-                {
-                    None
-                } else {
-                    let unchanged = iks[l]
-                        .links
-                        .iter()
-                        .enumerate()
-                        .take(64)
-                        .all(|(ci, link)| self.ik_rotation[link.bone] == snapshot[l][ci]);
-                    next_iteration(lane.it, half, unchanged)
-                };
+                let next =
+                    if lane.ik_position.distance_squared(lane.target) < self.ik_tolerance_sq() {
+                        None
+                    } else {
+                        let unchanged = iks[l]
+                            .links
+                            .iter()
+                            .enumerate()
+                            .take(64)
+                            .all(|(ci, link)| self.ik_rotation[link.bone] == snapshot[l][ci]);
+                        next_iteration(lane.it, half, unchanged)
+                    };
                 lane.it = next.unwrap_or(lane.it);
                 if next.is_none() || lane.it >= ik0.iterations {
                     lane.live = false;

@@ -29,8 +29,7 @@ impl Skin {
             joint_count,
             ..Skin::default()
         };
-        // Vertex byte offsets (12 per `Vec3`, plus a 16-byte load's reach) fit in a `u32`.
-        if influences.len() > (u32::MAX / 16) as usize {
+        if u32::try_from(influences.len()).is_err() {
             return Err(SkinError::Mesh(format!(
                 "{} vertices is more than a skin holds",
                 influences.len()
@@ -165,7 +164,6 @@ impl Skin {
             for k in 0..padded {
                 let s = &skin.sdef[at + k.min(len - 1)];
                 l.v.push(s.v);
-                l.at.push(s.v * 12);
                 l.w.push(s.w);
                 for k in 0..3 {
                     l.c[k].push(s.c[k]);
