@@ -36,7 +36,7 @@
 //! |---|---|---|
 //! | FABRIK with rotor / hinge joints and Euler boxes | [`solve_fabrik`] | Caliko 1.3.8 |
 //! | analytic two-bone limb | [`solve_two_bone`] | ozz `IKTwoBoneJob`, ik3d "How a limb reaches" |
-//! | CCD | [`solve_ccd`] | MMD (saba / babylon-mmd) |
+//! | CCD | [`solve_ccd`], [`ccd::solve_lanes`] | MMD (babylon-mmd 1.3.0, after saba) |
 //! | aim / look-at | [`solve_aim`] | ozz `IKAimJob` |
 //! | many goals on shared chains | [`arbiter`] ([`DefaultArbiter`], [`StrictPriorityArbiter`]) | weighted pass / null-space staged solve |
 //!
@@ -85,11 +85,10 @@
 //! [`solve_aim`] composes its correction in closed form — the shortest arc as two
 //! reflections, its product with the turn about the aim line written out — from dot products
 //! taken four at a time on the unnormalised target, so its one normalisation runs beside them.
-//! [`solve_ccd`] takes a dedicated path for the commonest MMD chain, a leg (a free thigh over
-//! a knee limited about one axis): solved in the thigh's frame, the knee's angle kept as a
-//! half-angle pair so that no step needs trigonometry; it follows the general loop's rules
-//! step for step and agrees with it to f32 rounding (tested, and pinned by
-//! `tests/ccd_regression.rs`).
+//! CCD exists once ([`ccd`]): [`solve_ccd`], the generic instance, the MMD runtime (one chain,
+//! chains through append bones, and two legs in lockstep lanes) and every bench run the same
+//! iterations, monomorphised over how the chain's bones are stored; its results are pinned by
+//! `tests/ccd_regression.rs` and proven against babylon-mmd through `sinew-mmd`.
 //!
 //! ## Benchmarks
 //!
@@ -100,8 +99,7 @@
 
 mod aim;
 pub mod arbiter;
-mod ccd;
-mod ccd_leg;
+pub mod ccd;
 mod chain;
 mod direction;
 mod dispatch;

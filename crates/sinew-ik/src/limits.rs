@@ -19,8 +19,8 @@ use crate::IkError;
 pub struct RotationLimit {
     min: Vec3,
     max: Vec3,
-    /// The one free axis, when there is one, with what solvers need of it (derived once).
-    axis: Option<AxisRange>,
+    /// The one free axis, when there is one (derived once).
+    axis: Option<usize>,
 }
 
 impl core::fmt::Debug for RotationLimit {
@@ -32,41 +32,15 @@ impl core::fmt::Debug for RotationLimit {
     }
 }
 
-/// A box's single free axis ([`RotationLimit::single_axis`]) with its bounds and the
-/// `(cos, sin)` of half of each bound.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct AxisRange {
-    pub(crate) axis: usize,
-    pub(crate) lo: f32,
-    pub(crate) hi: f32,
-    pub(crate) lo_half: (f32, f32),
-    pub(crate) hi_half: (f32, f32),
-}
-
-impl AxisRange {
-    fn of(min: Vec3, max: Vec3) -> Option<Self> {
-        let free = |i: usize| min[i] != 0.0 || max[i] != 0.0;
-        let axis = match (free(0), free(1), free(2)) {
-            (true, false, false) => 0,
-            (false, true, false) => 1,
-            (false, false, true) => 2,
-            _ => return None,
-        };
-        let half = |angle: f32| {
-            if angle == 0.0 {
-                (1.0, 0.0)
-            } else {
-                let (s, c) = (angle * 0.5).sin_cos();
-                (c, s)
-            }
-        };
-        Some(Self {
-            axis,
-            lo: min[axis],
-            hi: max[axis],
-            lo_half: half(min[axis]),
-            hi_half: half(max[axis]),
-        })
+/// A box's single free axis ([`RotationLimit::single_axis`]): exactly one axis has a bound
+/// that is not zero.
+fn single_free_axis(min: Vec3, max: Vec3) -> Option<usize> {
+    let free = |i: usize| min[i] != 0.0 || max[i] != 0.0;
+    match (free(0), free(1), free(2)) {
+        (true, false, false) => Some(0),
+        (false, true, false) => Some(1),
+        (false, false, true) => Some(2),
+        _ => None,
     }
 }
 
@@ -106,7 +80,7 @@ impl RotationLimit {
         Ok(Self {
             min,
             max,
-            axis: AxisRange::of(min, max),
+            axis: single_free_axis(min, max),
         })
     }
 
@@ -161,12 +135,7 @@ impl RotationLimit {
     /// non-zero range bound and the other two have `min == max == 0`. Returns the axis index.
     #[must_use]
     pub fn single_axis(&self) -> Option<usize> {
-        self.axis.map(|a| a.axis)
-    }
-
-    /// [`RotationLimit::single_axis`] with the range and its half-angles.
-    pub(crate) fn axis_range(&self) -> Option<&AxisRange> {
-        self.axis.as_ref()
+        self.axis
     }
 }
 

@@ -28,10 +28,4 @@ impl Rng {
     pub(crate) fn quat(&mut self) -> Quat {
         Quat::from_axis_angle(self.vec(1.0).normalize_or(Vec3::X), self.range(-PI, PI))
     }
-
-    /// A turn by an angle in `[0, max_angle)` about a random axis.
-    pub(crate) fn quat_up_to(&mut self, max_angle: f32) -> Quat {
-        let axis = self.vec(1.0).normalize_or(Vec3::X);
-        Quat::from_axis_angle(axis, self.range(0.0, max_angle))
-    }
 }

@@ -3,7 +3,8 @@
 //!
 //! * IK: the controller (IK) bone's name is the chain name; the file's tip→base links are
 //!   reversed to base→tip; positive iteration counts capped at 256 (others: the chain is left
-//!   out); tolerance `1e-4`; step angle = |limit angle|; authored-pose takeover on; an Euler
+//!   out); tolerance `1e-4`; step angle = |limit angle|; authored-pose takeover on (off in
+//!   [`MmdReaderOptions::mmd_runtime`], which is how MMD runtimes evaluate); an Euler
 //!   limit with exactly one non-zero axis becomes a `Hinge` about that axis (the Euler box is
 //!   kept too, for the CCD solver), other limits a `RotationLimit`; `Direction` mode for a
 //!   single-link chain whose controller sits on the effector at bind and has a vector tail.
@@ -51,6 +52,11 @@ pub struct MmdReaderOptions {
     pub solver: ChainSolver,
     /// Definition-to-simulation unit scale of the physics table (default 1: MMD units).
     pub unit_scale: Vec3,
+    /// The chains take over their links' authored local pose (the specification's reader
+    /// default, `true`): each IK link starts from its rest pose, whatever the animation keys
+    /// for it. MMD runtimes (babylon-mmd, saba, MMD itself) keep the animated rotation and turn
+    /// it by the IK rotation instead; [`Self::mmd_runtime`] sets this to `false`.
+    pub authored_takeover: bool,
 }
 
 impl Default for MmdReaderOptions {
@@ -58,6 +64,20 @@ impl Default for MmdReaderOptions {
         Self {
             solver: ChainSolver::Ccd,
             unit_scale: Vec3::ONE,
+            authored_takeover: true,
+        }
+    }
+}
+
+impl MmdReaderOptions {
+    /// The options under which the generic `SkeletonInstance` evaluates a model as MMD
+    /// runtimes do (babylon-mmd to 2e-4 units on motions, 1e-5 on static IK poses): MMD's CCD,
+    /// MMD units, and IK links turned from their animated rotation (no authored takeover).
+    #[must_use]
+    pub fn mmd_runtime() -> Self {
+        Self {
+            authored_takeover: false,
+            ..Self::default()
         }
     }
 }
@@ -175,7 +195,7 @@ pub fn read_ik(
             iterations: ik.iterations.clamp(1, 256),
             tolerance: 1e-4,
             max_rotation_step: ik.limit_angle.abs(),
-            replace_authored_rotation: true,
+            replace_authored_rotation: options.authored_takeover,
             target_mode: if direction {
                 TargetMode::Direction
             } else {

@@ -49,7 +49,6 @@
 //! ```
 #![warn(missing_docs)]
 
-mod axis_limit;
 pub mod dynamics_reader;
 pub mod error;
 pub mod format;

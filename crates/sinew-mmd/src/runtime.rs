@@ -43,12 +43,12 @@
 use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
+use sinew::ik::ccd::PathScratch;
 
 use crate::model::MmdModel;
 
 mod evaluate;
 mod ik;
-mod link;
 mod lockstep;
 mod plan;
 
@@ -57,10 +57,6 @@ pub use plan::MmdPlan;
 /// MMD's IK tolerance: an IK stops iterating once its effector is this close (model units) to
 /// the IK bone, or already starts there (babylon-mmd, saba).
 pub const MMD_IK_TOLERANCE: f32 = 1e-4;
-
-use ik::{PathPose, Pose};
-#[cfg(test)]
-pub(crate) use link::limit_angle;
 
 /// What one evaluation applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,18 +115,16 @@ pub struct MmdInstance {
     has_append_rotation: Vec<bool>,
     has_append_position: Vec<bool>,
     stack: Vec<usize>,
+    /// IK rotations before a sweep, for chains solved over the bones (`ik.rs`).
     ik_snapshot: Vec<Quat>,
-    /// The IK path as rotation + position during the iterations (see `solve_ik`).
-    path: PathPose,
+    /// IK paths as rotation + position during the iterations, one chain or a lockstep pair.
+    ccd: PathScratch,
     /// Whether pairs are solved in lockstep (see [`Self::set_lockstep`]).
     lockstep: bool,
     /// The caller's tolerance, if any (`None`: MMD's).
     ik_tolerance: Option<f32>,
     /// Per bone: its IK was solved with its partner's earlier in this evaluation.
     solved_early: Vec<bool>,
-    /// Lockstep path poses (entry-major, lanes interleaved).
-    lane_local: Vec<Pose>,
-    lane_world: Vec<Pose>,
     options: EvalOptions,
     /// Morph weights as set, and after group expansion (one per model morph).
     morph_weights: Vec<f32>,
@@ -169,13 +163,8 @@ impl MmdInstance {
             lockstep: true,
             ik_tolerance: None,
             solved_early: vec![false; n],
-            lane_local: Vec::with_capacity(lockstep::LANES * path),
-            lane_world: Vec::with_capacity(lockstep::LANES * path),
-            path: PathPose {
-                local: Vec::with_capacity(path),
-                world: Vec::with_capacity(path),
-                ..PathPose::default()
-            },
+            // Two lanes for lockstep pairs.
+            ccd: PathScratch::with_capacity(2 * path, 2 * links),
             options: EvalOptions::default(),
             morph_weights: vec![0.0; model.morphs.len()],
             morph_effective: vec![0.0; model.morphs.len()],
@@ -207,11 +196,8 @@ impl MmdInstance {
             + bytes(&self.has_append_position)
             + bytes(&self.stack)
             + bytes(&self.ik_snapshot)
-            + bytes(&self.path.local)
-            + bytes(&self.path.world)
+            + self.ccd.heap_bytes()
             + bytes(&self.solved_early)
-            + bytes(&self.lane_local)
-            + bytes(&self.lane_world)
             + bytes(&self.morph_weights)
             + bytes(&self.morph_effective)
             + bytes(&self.morph_translation)

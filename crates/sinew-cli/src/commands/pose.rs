@@ -367,7 +367,7 @@ impl GenericRuntime {
         let mut generic = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
         let mut report = ReadReport::default();
-        let options = sinew_mmd::MmdReaderOptions::default();
+        let options = sinew_mmd::MmdReaderOptions::mmd_runtime();
         if matches!(mode, "ik" | "full") {
             read_ik(model, &mut builder, &options, &mut report).map_err(|e| e.to_string())?;
         }

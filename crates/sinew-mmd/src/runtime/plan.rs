@@ -6,7 +6,8 @@
 
 use std::mem::size_of;
 
-use super::link::{link_info, LinkInfo};
+use sinew::ik::ccd::LinkPlan;
+
 use super::lockstep;
 use crate::model::MmdModel;
 
@@ -20,7 +21,7 @@ pub struct MmdPlan {
     pub(super) is_chain: Box<[bool]>,
     pub(super) children: Box<[Box<[usize]>]>,
     /// Per IK owner, per link: solver data derived from the limits.
-    pub(super) link_info: Box<[Box<[LinkInfo]>]>,
+    pub(super) link_info: Box<[Box<[LinkPlan]>]>,
     /// Per IK owner: the bones from the base link down to the effector, parent first.
     pub(super) ik_path: Box<[Box<[usize]>]>,
     /// Per IK owner, per link: the link's position in `ik_path`.
@@ -58,7 +59,7 @@ impl MmdPlan {
                 .links
                 .iter()
                 .enumerate()
-                .map(|(k, l)| link_info(l, ik.limit_angle, k))
+                .map(|(k, l)| LinkPlan::new(l.limit, ik.limit_angle, k))
                 .collect();
             // Walk up from the effector to the base link (the last one in file order).
             let base = ik.links[ik.links.len() - 1].bone;

@@ -125,8 +125,8 @@ impl AxisLimit {
 
 #[cfg(test)]
 mod tests {
+    use super::super::link::limit_angle;
     use super::*;
-    use crate::runtime::limit_angle;
 
     #[test]
     fn matches_atan2_and_sin_cos() {
