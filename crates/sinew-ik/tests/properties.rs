@@ -131,7 +131,9 @@ fn in_box(q: Quat, limit: RotationLimit) -> bool {
     };
     let e = Vec3::new(x, y, z);
     // An axis limited to [0, 0] is rebuilt as the identity whatever its angle.
-    (0..3).all(|i| (min[i] == 0.0 && max[i] == 0.0) || (e[i] >= min[i] - 1e-3 && e[i] <= max[i] + 1e-3))
+    (0..3).all(|i| {
+        (min[i] == 0.0 && max[i] == 0.0) || (e[i] >= min[i] - 1e-3 && e[i] <= max[i] + 1e-3)
+    })
 }
 
 proptest! {

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::chain_path::chain_paths;
 use super::{
     BonePoseConstraint, DiamondConstraint, DynamicsError, IkChain, Joint, Physics, RigidBody,
     SkeletonDynamics, TargetMode,
@@ -374,9 +375,15 @@ impl SkeletonDynamicsBuilder {
             .enumerate()
             .map(|(i, c)| (c.bone(), i))
             .collect();
+        let sources: Vec<(BoneId, BoneId)> = pose_constraints
+            .iter()
+            .filter_map(|c| c.inheritance().map(|i| (c.bone(), i.source())))
+            .collect();
+        let chain_paths = chain_paths(&self.chains, s, &diamond_of_chain, &sources);
         Ok(Arc::new(SkeletonDynamics {
             physics: self.physics.clone(),
             chains: self.chains.clone(),
+            chain_paths,
             diamonds: self.diamonds.clone(),
             pose_constraints,
             chains_by_name,

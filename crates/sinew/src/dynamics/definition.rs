@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{BonePoseConstraint, DiamondConstraint, IkChain, Physics};
+use super::{BonePoseConstraint, ChainPath, DiamondConstraint, IkChain, Physics};
 use crate::BoneId;
 
 /// Physics, IK chains, diamond closures and pose constraints of one skeleton. Immutable;
@@ -12,6 +12,8 @@ use crate::BoneId;
 pub struct SkeletonDynamics {
     pub(crate) physics: Physics,
     pub(crate) chains: Vec<IkChain>,
+    /// Per chain, its CCD path (CCD chains on one parent path).
+    pub(crate) chain_paths: Vec<Option<ChainPath>>,
     pub(crate) diamonds: Vec<DiamondConstraint>,
     /// In dependency order: every inheritance source is evaluated before its targets.
     pub(crate) pose_constraints: Vec<BonePoseConstraint>,
@@ -41,6 +43,16 @@ impl SkeletonDynamics {
     #[must_use]
     pub fn ik_chains(&self) -> &[IkChain] {
         &self.chains
+    }
+
+    /// Chain `index`'s CCD path, derived once when the definitions were built: for a CCD
+    /// chain whose links lie on the parent path from its effector up to its base, the path's
+    /// bones, each link's place and solver plan, and the next chain when the two are solved
+    /// side by side in lockstep lanes (same shape, disjoint bones: the results are those of
+    /// solving them one after the other).
+    #[must_use]
+    pub fn chain_path(&self, index: usize) -> Option<&ChainPath> {
+        self.chain_paths.get(index).and_then(Option::as_ref)
     }
 
     /// Diamond closures.

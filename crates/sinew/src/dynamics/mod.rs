@@ -11,6 +11,7 @@
 //!    (ownership, ancestry, cycles, closure geometry).
 
 mod builder;
+mod chain_path;
 mod definition;
 mod diamond;
 mod error;
@@ -19,6 +20,7 @@ mod physics;
 mod pose_constraint;
 
 pub use builder::{SkeletonDynamicsBuilder, SkeletonDynamicsReader};
+pub use chain_path::ChainPath;
 pub use definition::SkeletonDynamics;
 pub use diamond::DiamondConstraint;
 pub use error::DynamicsError;

@@ -2,11 +2,13 @@
 
 use glam::{Quat, Vec3};
 
+mod lanes;
+
 use super::PoseAccess;
 use crate::dynamics::{ChainSolver, IkChain, SkeletonDynamics};
 use crate::ik::{
-    solve_ccd, solve_fabrik, solve_two_bone, CcdLink, CcdParams, CcdScratch, ChainJoint,
-    FabrikLink, FabrikParams, FabrikScratch, IkError, SolveResult, TwoBoneParams,
+    ccd::PathScratch, solve_ccd, solve_fabrik, solve_two_bone, CcdLink, CcdParams, CcdScratch,
+    ChainJoint, FabrikLink, FabrikParams, FabrikScratch, IkError, SolveResult, TwoBoneParams,
 };
 
 /// Solves every enabled chain of a [`SkeletonDynamics`] in definition order, and each diamond
@@ -21,6 +23,10 @@ pub struct IkDriver {
     corrections: Vec<Quat>,
     fabrik: FabrikScratch,
     ccd: CcdScratch,
+    /// Paths of CCD chains solved on them (`driver/lanes.rs`).
+    path: PathScratch,
+    /// Partner chains solved side by side (on unless switched off).
+    no_lockstep: bool,
     results: Vec<Option<SolveResult>>,
     errors: Vec<Option<IkError>>,
 }
@@ -42,9 +48,24 @@ impl IkDriver {
             corrections: Vec::with_capacity(longest),
             fabrik: FabrikScratch::with_capacity(longest),
             ccd: CcdScratch::new(),
+            // Two lanes for lockstep pairs.
+            no_lockstep: false,
+            path: PathScratch::with_capacity(
+                2 * (0..dynamics.ik_chains().len())
+                    .filter_map(|c| dynamics.chain_path(c).map(|p| p.bones().len()))
+                    .max()
+                    .unwrap_or(0),
+                2 * longest,
+            ),
             results: vec![None; dynamics.ik_chains().len()],
             errors: vec![None; dynamics.ik_chains().len()],
         }
+    }
+
+    /// Whether partner chains are solved side by side in lockstep lanes (default on; the
+    /// results are the same bits either way).
+    pub fn set_lockstep(&mut self, on: bool) {
+        self.no_lockstep = !on;
     }
 
     /// Results of the last solve, one slot per chain in definition order; `None` for chains
@@ -68,10 +89,27 @@ impl IkDriver {
         self.results.resize(chains.len(), None);
         self.errors.clear();
         self.errors.resize(chains.len(), None);
+        let mut solved_with = None;
         for (ci, chain) in chains.iter().enumerate() {
+            if solved_with == Some(ci) {
+                continue; // solved beside its partner
+            }
             match dynamics.diamond_of_chain(ci) {
                 None => {
                     if pose.enabled(ci, chain) {
+                        if let Some(path) = dynamics.chain_path(ci) {
+                            let partner = (path.partner())
+                                .filter(|&p| !self.no_lockstep && pose.enabled(p, &chains[p]));
+                            if let Some(p) = partner {
+                                if self.solve_on_paths(dynamics, [ci, p], pose) {
+                                    solved_with = Some(p);
+                                    continue;
+                                }
+                            }
+                            if self.solve_on_paths(dynamics, [ci], pose) {
+                                continue;
+                            }
+                        }
                         let target = pose.target(ci, chain);
                         match self.solve_chain(chain, target, pose) {
                             Ok(r) => self.results[ci] = Some(r),

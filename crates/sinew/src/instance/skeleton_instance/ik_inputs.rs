@@ -45,6 +45,15 @@ impl SkeletonInstance {
             .unwrap_or(true)
     }
 
+    /// Whether chain pairs the definitions found solvable side by side
+    /// ([`ChainPath::partner`](crate::dynamics::ChainPath::partner)) are solved in lockstep
+    /// lanes (default on). The results are the same bits either way; off solves every chain
+    /// alone (for comparison and measurement).
+    pub fn set_lockstep(&mut self, on: bool) {
+        self.driver.set_lockstep(on);
+        self.dirty = true;
+    }
+
     /// Enables or disables a chain by index (fast path for readers' IK keyframes). Returns
     /// false when the index is out of range.
     pub fn set_ik_enabled_by_index(&mut self, chain: usize, enabled: bool) -> bool {
