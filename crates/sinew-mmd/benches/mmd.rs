@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
         .to_sinew_model(sinew_mmd::MmdReaderOptions::mmd_runtime())
         .unwrap();
     let mut gi = sinew::SkeletonInstance::new(&generic);
-    let skeleton = Arc::clone(model.skeleton());
+    let skeleton = Arc::clone(generic.skeleton());
     let ids: Vec<(usize, usize)> = (0..model.bones().len())
         .filter_map(|i| skeleton.from_source_index(i).map(|id| (i, id.index())))
         .collect();

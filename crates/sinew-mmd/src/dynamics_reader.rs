@@ -31,7 +31,8 @@ use sinew::dynamics::{
 };
 use sinew::ik::{Hinge, IkJoint, RotationLimit};
 use sinew::math::euler_xyz_from_quat;
-use sinew::BoneId;
+use sinew::{BoneId, Skeleton};
+use std::sync::Arc;
 
 use crate::model::MmdModel;
 use crate::pmx::{PhysicsMode, RigidShape};
@@ -57,6 +58,11 @@ pub struct MmdReaderOptions {
     /// for it. MMD runtimes (babylon-mmd, saba, MMD itself) keep the animated rotation and turn
     /// it by the IK rotation instead; [`Self::mmd_runtime`] sets this to `false`.
     pub authored_takeover: bool,
+    /// Build the generic model on [`MmdModel::evaluation_skeleton`] (default `false`: on the
+    /// model's own skeleton): a bone MMD evaluates before its parent (a child listed before
+    /// its parent in the evaluation order) sees that parent as it stands at the start of the
+    /// frame — the identity — so it hangs from the model's origin, as in MMD.
+    pub evaluation_order: bool,
 }
 
 impl Default for MmdReaderOptions {
@@ -65,6 +71,7 @@ impl Default for MmdReaderOptions {
             solver: ChainSolver::Ccd,
             unit_scale: Vec3::ONE,
             authored_takeover: true,
+            evaluation_order: false,
         }
     }
 }
@@ -72,11 +79,13 @@ impl Default for MmdReaderOptions {
 impl MmdReaderOptions {
     /// The options under which the generic `SkeletonInstance` evaluates a model as MMD
     /// runtimes do (babylon-mmd to 2e-4 units on motions, 1e-5 on static IK poses): MMD's CCD,
-    /// MMD units, and IK links turned from their animated rotation (no authored takeover).
+    /// MMD units, IK links turned from their animated rotation (no authored takeover) and
+    /// MMD's evaluation order for children listed before their parents.
     #[must_use]
     pub fn mmd_runtime() -> Self {
         Self {
             authored_takeover: false,
+            evaluation_order: true,
             ..Self::default()
         }
     }
@@ -96,9 +105,10 @@ pub struct MmdSkeletonDynamicsReader {
     pub options: MmdReaderOptions,
 }
 
-fn bone(model: &MmdModel, file_index: usize) -> BoneId {
-    model
-        .skeleton
+/// The bone of file index `file_index` in `skeleton` (the model's, or its evaluation
+/// skeleton: both list the file's bones in file order).
+fn bone(skeleton: &Skeleton, file_index: usize) -> BoneId {
+    skeleton
         .from_source_index(file_index)
         .expect("file index of a built skeleton")
 }
@@ -113,7 +123,7 @@ pub fn read_ik(
     options: &MmdReaderOptions,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
-    let s = &model.skeleton;
+    let s = Arc::clone(builder.skeleton());
     for (owner, b) in model.bones.iter().enumerate() {
         let Some(ik) = &b.ik else { continue };
         if ik.iterations == 0 {
@@ -125,7 +135,7 @@ pub fn read_ik(
         }
         let mut links = Vec::with_capacity(ik.links.len());
         for l in ik.links.iter().rev() {
-            let id = bone(model, l.bone);
+            let id = bone(&s, l.bone);
             let link = match l.limit {
                 None => IkLink::new(id),
                 Some((min, max)) => {
@@ -172,7 +182,7 @@ pub fn read_ik(
             links.push(link);
         }
         // Ancestry: each link a descendant of the previous, the effector below the last.
-        let effector = bone(model, ik.effector);
+        let effector = bone(&s, ik.effector);
         let ordered = links
             .windows(2)
             .all(|w| w[0].bone != w[1].bone && s.is_ancestor_or_self(w[0].bone, w[1].bone))
@@ -186,7 +196,7 @@ pub fn read_ik(
             ));
             continue;
         }
-        let controller = bone(model, owner);
+        let controller = bone(&s, owner);
         let direction = links.len() == 1
             && b.tail_offset.is_some()
             && (model.bones[owner].position - model.bones[ik.effector].position).length_squared()
@@ -223,6 +233,7 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
+    let s = Arc::clone(builder.skeleton());
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
             Some(a) if a.rotation || a.translation => {
@@ -233,7 +244,7 @@ pub fn read_bone_constraints(
                     ));
                 }
                 Some(TransformInheritance::new(
-                    bone(model, a.source),
+                    bone(&s, a.source),
                     a.ratio,
                     a.translation,
                     a.rotation,
@@ -243,7 +254,7 @@ pub fn read_bone_constraints(
         };
         let axis = b.fixed_axis.filter(|a| a.length_squared() >= 1e-8);
         if inheritance.is_some() || axis.is_some() {
-            builder.pose(BonePoseConstraint::new(bone(model, i), inheritance, axis)?);
+            builder.pose(BonePoseConstraint::new(bone(&s, i), inheritance, axis)?);
         }
     }
     Ok(())
@@ -259,6 +270,7 @@ pub fn read_physics(
     options: &MmdReaderOptions,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
+    let s = Arc::clone(builder.skeleton());
     let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
     for r in &model.rigid_bodies {
         if r.size.min_element() < 0.0 {
@@ -270,7 +282,7 @@ pub fn read_physics(
         bodies.push(RigidBody::new(RigidBodyDesc {
             name: r.name.clone(),
             alias: String::new(),
-            bone: r.bone.map(|b| bone(model, b)),
+            bone: r.bone.map(|b| bone(&s, b)),
             collision_group: r.group.min(63),
             // The file stores the groups a body collides with; the table holds the ones it
             // does not (MMD's 16 groups; groups 16..=63 do not exist in MMD files).
@@ -384,12 +396,22 @@ impl MmdModel {
     ///
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract.
+    ///
+    /// With [`MmdReaderOptions::evaluation_order`] the model's skeleton is
+    /// [`Self::evaluation_skeleton`], which differs from [`Self::skeleton`] for files that list a
+    /// child before its parent in MMD's evaluation order: map file indices through the returned
+    /// model's skeleton.
     pub fn to_sinew_model(
         &self,
         options: MmdReaderOptions,
     ) -> Result<(sinew::Model, ReadReport), DynamicsError> {
-        let mut model = sinew::Model::new(self.skeleton.clone());
-        let mut builder = SkeletonDynamicsBuilder::new(&self.skeleton);
+        let skeleton = if options.evaluation_order {
+            self.evaluation_skeleton()
+        } else {
+            Arc::clone(&self.skeleton)
+        };
+        let mut model = sinew::Model::new(Arc::clone(&skeleton));
+        let mut builder = SkeletonDynamicsBuilder::new(&skeleton);
         let report = MmdSkeletonDynamicsReader { options }.read_with_report(self, &mut builder)?;
         builder.attach(&mut model)?;
         Ok((model, report))

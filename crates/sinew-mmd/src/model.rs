@@ -33,6 +33,7 @@ use thiserror::Error;
 use crate::pmx::{PhysicsMode, PmxJointKind, RigidShape};
 use crate::ParseError;
 
+mod evaluation_skeleton;
 mod finish;
 mod from_pmd;
 mod from_pmx;
@@ -217,6 +218,9 @@ pub struct MmdModel {
     pub(crate) ik_simulated: std::sync::OnceLock<Vec<bool>>,
     /// The evaluation plan (derived on first use, then shared by every instance).
     pub(crate) plan: std::sync::OnceLock<Arc<crate::runtime::MmdPlan>>,
+    /// The skeleton in MMD's evaluation order (derived on first use; see
+    /// [`Self::evaluation_skeleton`]).
+    pub(crate) evaluation_skeleton: std::sync::OnceLock<Arc<Skeleton>>,
 }
 
 impl MmdModel {

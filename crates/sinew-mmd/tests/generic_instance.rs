@@ -46,7 +46,7 @@ fn generic_instance_solves_mmd_chains_on_paths_and_in_lockstep() {
         .collect();
     assert!(pairs.contains(&("左足ＩＫ", "右足ＩＫ")), "{pairs:?}");
 
-    let skeleton = Arc::clone(model.skeleton());
+    let skeleton = Arc::clone(generic.skeleton());
     let ids: Vec<(usize, usize)> = (0..model.bones().len())
         .filter_map(|i| skeleton.from_source_index(i).map(|id| (i, id.index())))
         .collect();

@@ -346,3 +346,51 @@ fn builders_add_to_what_the_reader_mounted() {
     );
     assert!(!before.physics().bodies().is_empty());
 }
+
+/// `MmdReaderOptions::evaluation_order`: a child listed before its parent hangs from the
+/// origin in the evaluation skeleton (as MMD evaluates it), keeps its offset as rest and its
+/// file position as bind; a well-formed model keeps its own skeleton.
+#[test]
+fn evaluation_skeleton_follows_mmd_order() {
+    let mut pmx = leg_pmx();
+    let flags = PmxBoneFlags::ROTATABLE | PmxBoneFlags::VISIBLE | PmxBoneFlags::OPERABLE;
+    let n = pmx.bones.len();
+    // Bone `n` hangs from bone `n + 1`, listed after it.
+    pmx.bones.push(common::fixtures::pmx_bone(
+        "child",
+        (n + 1) as i32,
+        Vec3::new(1.0, 3.0, 0.0),
+        flags,
+    ));
+    pmx.bones.push(common::fixtures::pmx_bone(
+        "parent",
+        0,
+        Vec3::new(1.0, 2.0, 0.0),
+        flags,
+    ));
+    let model = MmdModel::from_bytes(&pmx.to_bytes()).unwrap();
+    assert_eq!(model.bones_evaluated_before_parent(), vec![n]);
+    let s = model.evaluation_skeleton();
+    assert!(!Arc::ptr_eq(&s, model.skeleton()));
+    let child = s.from_source_index(n).unwrap();
+    assert_eq!(s.parent(child), None);
+    assert!((s.rest(child).translation - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+    let (generic, _) = model
+        .to_sinew_model(MmdReaderOptions::mmd_runtime())
+        .unwrap();
+    assert!(Arc::ptr_eq(generic.skeleton(), &s));
+    let mut inst = SkeletonInstance::new(&generic);
+    inst.update_transform();
+    // At rest MMD places it at its offset (the parent seen as the identity).
+    assert!(
+        (Vec3::from(inst.world()[child.index()].translation) - Vec3::new(0.0, 1.0, 0.0)).length()
+            < 1e-6
+    );
+
+    let well_formed = MmdModel::from_bytes(&leg_pmx().to_bytes()).unwrap();
+    assert!(well_formed.bones_evaluated_before_parent().is_empty());
+    assert!(Arc::ptr_eq(
+        &well_formed.evaluation_skeleton(),
+        well_formed.skeleton()
+    ));
+}

@@ -355,6 +355,8 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
 /// order.
 struct GenericRuntime {
     model: Arc<MmdModel>,
+    /// The generic model's skeleton (MMD's evaluation order).
+    skeleton: Arc<sinew::Skeleton>,
     instance: sinew::SkeletonInstance,
     /// World matrices, file order.
     world: Vec<glam::Affine3A>,
@@ -363,11 +365,11 @@ struct GenericRuntime {
 impl GenericRuntime {
     fn new(model: &Arc<MmdModel>, mode: &str) -> Result<Self, String> {
         use sinew_mmd::dynamics_reader::{read_bone_constraints, read_ik, ReadReport};
-        let skeleton = Arc::clone(model.skeleton());
+        let options = sinew_mmd::MmdReaderOptions::mmd_runtime();
+        let skeleton = model.evaluation_skeleton();
         let mut generic = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
         let mut report = ReadReport::default();
-        let options = sinew_mmd::MmdReaderOptions::mmd_runtime();
         if matches!(mode, "ik" | "full") {
             read_ik(model, &mut builder, &options, &mut report).map_err(|e| e.to_string())?;
         }
@@ -379,11 +381,12 @@ impl GenericRuntime {
             instance: sinew::SkeletonInstance::new(&generic),
             world: vec![glam::Affine3A::IDENTITY; model.bones().len()],
             model: Arc::clone(model),
+            skeleton,
         })
     }
 
     fn evaluate(&mut self, animated: &MmdInstance) {
-        let skeleton = Arc::clone(self.model.skeleton());
+        let skeleton = Arc::clone(&self.skeleton);
         for (i, b) in self.model.bones().iter().enumerate() {
             if let Some(id) = skeleton.from_source_index(i) {
                 self.instance.input_mut()[id.index()] = sinew::Transform {

@@ -76,6 +76,7 @@ impl MmdModel {
             eval_order,
             ik_simulated: std::sync::OnceLock::new(),
             plan: std::sync::OnceLock::new(),
+            evaluation_skeleton: std::sync::OnceLock::new(),
         })
     }
 }
