@@ -67,32 +67,18 @@ fn bench(c: &mut Criterion) {
         },
     );
     // The same frames through the generic `SkeletonInstance` over the definitions the MMD
-    // reader mounts (MMD's CCD, no authored takeover): the animated input copied in, then
-    // constraints → hierarchy → IK → late constraints.
-    let (generic, _) = model
-        .to_sinew_model(sinew_mmd::MmdReaderOptions::mmd_runtime())
-        .unwrap();
-    let mut gi = sinew::SkeletonInstance::new(&generic);
-    let skeleton = Arc::clone(generic.skeleton());
-    let ids: Vec<(usize, usize)> = (0..model.bones().len())
-        .filter_map(|i| skeleton.from_source_index(i).map(|id| (i, id.index())))
-        .collect();
+    // reader mounts for MMD runtimes (`MmdSkeletonInstance`): the animated input copied in,
+    // then constraints → hierarchy → IK (paths, lockstep pairs) → late constraints.
+    let mut generic =
+        sinew_mmd::MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).unwrap();
     g.bench_function(
         "miku_v2 + wavefile_v2 through SkeletonInstance, sample + IK + append, advancing 1 frame",
         |b| {
             b.iter(|| {
                 frame = (frame + 1.0) % 2800.0;
                 player.apply(frame, &mut inst);
-                let input = gi.input_mut();
-                for &(i, id) in &ids {
-                    input[id] = sinew::Transform {
-                        translation: model.bones()[i].rest_offset + inst.translations()[i],
-                        rotation: inst.rotations()[i],
-                        scale: Vec3::ONE,
-                    };
-                }
-                gi.update_transform();
-                black_box(gi.world());
+                generic.evaluate(&inst);
+                black_box(generic.world());
             });
         },
     );

@@ -13,19 +13,25 @@
 //!      ▼
 //!  MotionPlayer / MotionMixer       VMD keys sampled (bones, morphs, IK toggles) ─┐
 //!      ▼                                                                          │
-//!  MmdInstance::evaluate            per character: morphs → FK + append + MMD's   ◀┘
-//!      │                            CCD in MMD's order (before / after physics)
-//!      ├─ sinew-physics             rigid bodies on the world matrices (optional)
+//!  MmdInstance                      per character: animated input, morphs, IK     ◀┘
+//!      │                            toggles, then either
+//!      ├─ MmdInstance::evaluate     FK + append + CCD bone by bone in MMD's order
+//!      │                            (before / after physics; sinew-physics between)
+//!      └─ MmdSkeletonInstance       the same through the generic SkeletonInstance over
+//!         ::evaluate                the reader's MMD-runtime definitions (no physics)
 //!      ▼
 //!  world / skin matrices            → sinew-skin (mesh, SDEF), a renderer, a bake
 //! ```
 //!
-//! The same model also converts into sinew's generic definitions
-//! ([`MmdSkeletonDynamicsReader`]: skeleton, dynamics, clips) for `SkeletonInstance`.
+//! The same model converts into sinew's generic definitions ([`MmdSkeletonDynamicsReader`]:
+//! skeleton, dynamics, clips); with [`MmdReaderOptions::mmd_runtime`] the generic
+//! `SkeletonInstance` evaluates it as MMD runtimes do ([`MmdSkeletonInstance`]), both paths
+//! running sinew-ik's one CCD.
 //!
 //! # Entry points
 //!
-//! - [`MmdModel::from_bytes`], [`MmdInstance`], [`MmdMotion::from_vmd`], [`MotionPlayer`]
+//! - [`MmdModel::from_bytes`], [`MmdInstance`], [`MmdSkeletonInstance`],
+//!   [`MmdMotion::from_vmd`], [`MotionPlayer`]
 //! - [`Pmx::parse`] / [`Pmx::to_bytes`], [`Pmd::parse`], [`Vmd::parse`] / [`Vmd::to_bytes`]
 //! - [`decode_bone_interpolation`]: the 64-byte VMD bone interpolation block
 //!   as four Bézier curves (X, Y, Z, rotation).
@@ -52,6 +58,7 @@
 pub mod dynamics_reader;
 pub mod error;
 pub mod format;
+pub mod generic;
 pub mod mesh;
 pub mod model;
 pub mod motion;
@@ -64,6 +71,7 @@ use format::{reader, text, writer};
 
 pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
+pub use generic::MmdSkeletonInstance;
 pub use mesh::{BoneMorph, MmdMorph};
 pub use model::{MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};

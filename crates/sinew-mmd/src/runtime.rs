@@ -16,8 +16,11 @@
 //!    ±90°, reflected back into range during the first half and clamped after; the chain
 //!    below the link is re-evaluated after every step.
 //!
-//! How sinew computes the same thing faster (results equal up to f32 rounding; 76 frames of
-//! the wavefile dance stay within 2.4e-4 units of babylon-mmd in every mode):
+//! The CCD itself is sinew-ik's one implementation ([`sinew::ik::ccd`]), which the generic
+//! `SkeletonInstance` runs too ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance) evaluates
+//! a model that way); this module supplies MMD's bones to it. How the two compute the same
+//! thing faster (results equal up to f32 rounding; 76 frames of the wavefile dance stay within
+//! 2.4e-4 units of babylon-mmd in every mode):
 //! - on a chain whose bones hang from one another (every MMD leg, hair and skirt chain), the
 //!   path base link → effector is kept as rotation + position. A sweep goes from the
 //!   effector toward the base, so each link still to come is an ancestor of the ones turned
@@ -26,7 +29,7 @@
 //!   own distance), and the path is re-evaluated from the local rotations once per iteration
 //!   (so rounding does not accumulate);
 //! - a link free about one axis (knees) is limited from the half-angle identities
-//!   (`axis_limit.rs`) rather than `atan2` + `sin_cos`;
+//!   (sinew-ik's `ccd/axis_limit.rs`) rather than `atan2` + `sin_cos`;
 //! - an iteration that leaves every IK rotation bit-identical ends its phase;
 //! - two chains of one shape touching disjoint bones (legs, hair strands) are solved in
 //!   lockstep, bit-identically ([`MmdInstance::set_lockstep`], `runtime/lockstep.rs`).
@@ -330,7 +333,18 @@ impl MmdInstance {
     }
 
     /// Whether the IK owned by bone `i` is solved this evaluation.
-    fn ik_active(&self, i: usize) -> bool {
+    /// Bone `i`'s animated local translation offset and rotation with its bone morphs (before
+    /// a fixed axis, which the generic definitions apply as a pose constraint).
+    pub(crate) fn morphed_input(&self, i: usize) -> (Vec3, Quat) {
+        (
+            self.translation[i] + self.morph_translation[i],
+            self.morph_rotation[i] * self.rotation[i],
+        )
+    }
+
+    /// Whether the IK owned by bone `i` is solved: enabled, and not a chain physics simulates
+    /// while physics runs.
+    pub(crate) fn ik_active(&self, i: usize) -> bool {
         self.ik_enabled[i] && !(self.physics_active && self.model.ik_is_simulated(i))
     }
 

@@ -21,7 +21,7 @@ use sinew::ik::{
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::{SkeletonInstance, Transform};
 use sinew_humanoid::Humanoid;
-use sinew_mmd::{EvalOptions, MmdInstance};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdSkeletonInstance};
 use sinew_physics::{PhysicsOptions, Ragdoll};
 use sinew_testkit::ik as ik_cases;
 
@@ -294,7 +294,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     });
 
     // MMD frame.
-    rows.push(mmd_frame(&timer)?);
+    rows.extend(mmd_frame(&timer)?);
 
     // Physics frame.
     let hp = Humanoid::with_extra_joints(48);
@@ -418,22 +418,22 @@ fn format_ns(ns: f64) -> String {
     }
 }
 
-/// miku_v2 dancing wavefile_v2 with IK and append, one frame per call (skipped without the
-/// shared assets).
-fn mmd_frame(timer: &Timer) -> Result<Row, CliError> {
+/// miku_v2 dancing wavefile_v2 with IK and append, one frame per call, through the MMD runtime
+/// and through the generic `SkeletonInstance` (skipped without the shared assets).
+fn mmd_frame(timer: &Timer) -> Result<Vec<Row>, CliError> {
     let dir = sinew_testkit::assets_path();
     let model_path = dir.join("mmd/threejs-examples/miku/miku_v2.pmd");
     let motion_path = dir.join("mmd/threejs-examples/vmds/wavefile_v2.vmd");
     if !(model_path.is_file() && motion_path.is_file()) {
-        return Ok(Row {
-            name: "MMD frame (miku_v2 + wavefile)",
+        return Ok(vec![Row {
+            name: "MMD frame",
             ns: None,
             unit: "frame",
             note: format!(
                 "skipped: miku_v2.pmd / wavefile_v2.vmd not under {} (set SINEW_ASSETS)",
                 dir.display()
             ),
-        });
+        }]);
     }
     let model = crate::source::load_mmd(&model_path)?;
     let mut player = crate::source::load_motion(&motion_path, &model)?;
@@ -446,10 +446,29 @@ fn mmd_frame(timer: &Timer) -> Result<Row, CliError> {
         inst.evaluate(EvalOptions::default());
         black_box(inst.world());
     });
-    Ok(Row {
-        name: "MMD frame (miku_v2 + wavefile)",
-        ns: Some(ns),
-        unit: "frame",
-        note: format!("{} bones, motion + IK + append", model.bones().len()),
-    })
+    let mut generic =
+        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).map_err(internal)?;
+    let generic_ns = timer.measure(|| {
+        frame = (frame + 1.0) % last;
+        player.apply(frame, &mut inst);
+        generic.evaluate(&inst);
+        black_box(generic.world());
+    });
+    Ok(vec![
+        Row {
+            name: "MMD frame, MmdInstance",
+            ns: Some(ns),
+            unit: "frame",
+            note: format!(
+                "miku_v2 + wavefile, {} bones, motion + IK + append (bone-by-bone runtime)",
+                model.bones().len()
+            ),
+        },
+        Row {
+            name: "MMD frame, SkeletonInstance",
+            ns: Some(generic_ns),
+            unit: "frame",
+            note: "the same through the generic instance (MmdSkeletonInstance)".into(),
+        },
+    ])
 }

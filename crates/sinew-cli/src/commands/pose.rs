@@ -18,7 +18,8 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{json, Value};
 use sinew_mmd::{
-    EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MotionPlayer, StaticPose, Vmd,
+    EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance, MotionPlayer,
+    StaticPose, Vmd,
 };
 
 use std::io::Write;
@@ -49,11 +50,13 @@ pub struct PoseArgs {
     /// order from frame 0 at 30 fps up to the largest requested one.
     #[arg(long)]
     pub physics: bool,
-    /// Which runtime evaluates an MMD model: `mmd` (`MmdInstance`, MMD's own evaluation
-    /// order) or `generic` (`SkeletonInstance` over the definitions the MMD reader mounts:
-    /// fk none, grant the append/fixed-axis pose constraints, ik the CCD chains, full both).
-    #[arg(long, default_value = "mmd")]
-    pub runtime: String,
+    /// Which runtime evaluates an MMD model: `generic` (the default without `--physics`:
+    /// the specification's `SkeletonInstance` over the definitions the MMD reader mounts for
+    /// MMD runtimes — fk none, grant the append/fixed-axis pose constraints, ik the CCD chains,
+    /// full both) or `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default, and the
+    /// only runtime, with `--physics`).
+    #[arg(long)]
+    pub runtime: Option<String>,
     /// The animation to sample (glTF models; default 0).
     #[arg(long)]
     pub clip: Option<usize>,
@@ -154,16 +157,21 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             "needs --motion (physics is simulated along the motion from frame 0)",
         ));
     }
-    let generic = match args.runtime.as_str() {
-        "mmd" => false,
-        "generic" => true,
-        other => {
-            return Err(bad_input(
-                &PathBuf::from("--runtime"),
-                format!("unknown runtime \"{other}\" (use mmd or generic)"),
-            ))
-        }
-    };
+    let generic =
+        match args
+            .runtime
+            .as_deref()
+            .unwrap_or(if args.physics { "mmd" } else { "generic" })
+        {
+            "mmd" => false,
+            "generic" => true,
+            other => {
+                return Err(bad_input(
+                    &PathBuf::from("--runtime"),
+                    format!("unknown runtime \"{other}\" (use mmd or generic)"),
+                ))
+            }
+        };
     if generic && args.physics {
         return Err(bad_input(
             &PathBuf::from("--runtime"),
@@ -316,13 +324,14 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
                 write_frame(&mut out, k == 0, *frame, &kept[frame])?;
             }
         } else if generic {
-            let mut g = GenericRuntime::new(&model, mode).map_err(|e| bad_input(&args.model, e))?;
+            let mut g = MmdSkeletonInstance::new(Arc::clone(&model), opts)
+                .map_err(|e| bad_input(&args.model, e))?;
             for (k, &frame) in args.frames.iter().enumerate() {
                 if let Some(player) = player.as_mut() {
                     player.apply(frame as f32, &mut inst);
                 }
                 g.evaluate(&inst);
-                write_frame(&mut out, k == 0, frame, &g.world)?;
+                write_frame(&mut out, k == 0, frame, g.world())?;
             }
         } else {
             for (k, &frame) in args.frames.iter().enumerate() {
@@ -347,66 +356,6 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         args.frames.len()
     );
     Ok(())
-}
-
-/// An MMD model evaluated by the generic [`sinew::SkeletonInstance`] over the definitions
-/// the MMD reader mounts, for one mode: the animated input (and IK toggles) come from an
-/// [`MmdInstance`] the motion player or static pose wrote, the world matrices go out in file
-/// order.
-struct GenericRuntime {
-    model: Arc<MmdModel>,
-    /// The generic model's skeleton (MMD's evaluation order).
-    skeleton: Arc<sinew::Skeleton>,
-    instance: sinew::SkeletonInstance,
-    /// World matrices, file order.
-    world: Vec<glam::Affine3A>,
-}
-
-impl GenericRuntime {
-    fn new(model: &Arc<MmdModel>, mode: &str) -> Result<Self, String> {
-        use sinew_mmd::dynamics_reader::{read_bone_constraints, read_ik, ReadReport};
-        let options = sinew_mmd::MmdReaderOptions::mmd_runtime();
-        let skeleton = model.evaluation_skeleton();
-        let mut generic = sinew::Model::new(Arc::clone(&skeleton));
-        let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
-        let mut report = ReadReport::default();
-        if matches!(mode, "ik" | "full") {
-            read_ik(model, &mut builder, &options, &mut report).map_err(|e| e.to_string())?;
-        }
-        if matches!(mode, "grant" | "full") {
-            read_bone_constraints(model, &mut builder, &mut report).map_err(|e| e.to_string())?;
-        }
-        builder.attach(&mut generic).map_err(|e| e.to_string())?;
-        Ok(Self {
-            instance: sinew::SkeletonInstance::new(&generic),
-            world: vec![glam::Affine3A::IDENTITY; model.bones().len()],
-            model: Arc::clone(model),
-            skeleton,
-        })
-    }
-
-    fn evaluate(&mut self, animated: &MmdInstance) {
-        let skeleton = Arc::clone(&self.skeleton);
-        for (i, b) in self.model.bones().iter().enumerate() {
-            if let Some(id) = skeleton.from_source_index(i) {
-                self.instance.input_mut()[id.index()] = sinew::Transform {
-                    translation: b.rest_offset + animated.translations()[i],
-                    rotation: animated.rotations()[i],
-                    scale: glam::Vec3::ONE,
-                };
-                if b.ik.is_some() {
-                    self.instance
-                        .set_ik_enabled(skeleton.name(id), animated.is_ik_enabled(i));
-                }
-            }
-        }
-        self.instance.update_transform();
-        for (i, w) in self.world.iter_mut().enumerate() {
-            if let Some(id) = skeleton.from_source_index(i) {
-                *w = self.instance.world()[id.index()];
-            }
-        }
-    }
 }
 
 /// `sinew pose` for glTF models: the schema of `gltf_oracle.mjs`.

@@ -1,0 +1,150 @@
+//! An MMD model evaluated by the specification's own [`SkeletonInstance`]
+//! ([`MmdSkeletonInstance`]): the definitions the reader mounts with
+//! [`MmdReaderOptions::mmd_runtime`] (MMD's CCD on paths, lockstep pairs, append as
+//! inheritance, fixed axes, MMD's evaluation skeleton), fed each frame from the animated input
+//! an [`MmdInstance`] holds (motion players and static poses write there, with bone morphs and
+//! IK toggles), world matrices out in file order.
+//!
+//! It matches babylon-mmd as [`MmdInstance`] does (motions within 2e-4 units, static IK within
+//! 1e-5, the bone-order edge cases exactly; `sinew-cli/tests/generic_runtime.rs`) and evaluates
+//! miku_v2's frame faster (BENCHMARKS.md). What it does not model: bones flagged "after
+//! physics" are evaluated with the others (run physics through [`MmdInstance`]'s
+//! before/after split), a local append is read as a non-local one (reported by the reader),
+//! and the bones of an IK path are not re-evaluated for append while the chain iterates.
+
+use std::sync::Arc;
+
+use glam::{Affine3A, Vec3};
+use sinew::dynamics::DynamicsError;
+use sinew::{Skeleton, SkeletonInstance, Transform};
+
+use crate::dynamics_reader::{read_bone_constraints, read_ik, MmdReaderOptions, ReadReport};
+use crate::{EvalOptions, MmdInstance, MmdModel};
+
+/// An [`MmdModel`] evaluated by a generic [`SkeletonInstance`] (see the module docs).
+#[derive(Debug)]
+pub struct MmdSkeletonInstance {
+    model: Arc<MmdModel>,
+    skeleton: Arc<Skeleton>,
+    instance: SkeletonInstance,
+    /// Per file bone: its index in the skeleton.
+    ids: Box<[usize]>,
+    /// Per file bone owning an IK that the definitions hold: that chain's index.
+    chains: Box<[Option<usize>]>,
+    world: Vec<Affine3A>,
+    report: ReadReport,
+}
+
+impl MmdSkeletonInstance {
+    /// The model's definitions for `options` (IK chains with `options.ik`, append and fixed
+    /// axes with `options.append`) on its evaluation skeleton, and an instance of them.
+    ///
+    /// # Errors
+    /// A [`DynamicsError`] when the file's values break a definition contract (never for a
+    /// model this crate loaded).
+    pub fn new(model: Arc<MmdModel>, options: EvalOptions) -> Result<Self, DynamicsError> {
+        let reader = MmdReaderOptions::mmd_runtime();
+        let skeleton = model.evaluation_skeleton();
+        let mut generic = sinew::Model::new(Arc::clone(&skeleton));
+        let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
+        let mut report = ReadReport::default();
+        if options.ik {
+            read_ik(&model, &mut builder, &reader, &mut report)?;
+        }
+        if options.append {
+            read_bone_constraints(&model, &mut builder, &mut report)?;
+        }
+        let dynamics = builder.attach(&mut generic)?;
+        let n = model.bones().len();
+        let ids = (0..n)
+            .map(|i| {
+                skeleton
+                    .from_source_index(i)
+                    .expect("a file bone of the evaluation skeleton")
+                    .index()
+            })
+            .collect();
+        let chains = (model.bones().iter())
+            .map(|b| b.ik.as_ref().and_then(|_| dynamics.chain_index(&b.name)))
+            .collect();
+        Ok(Self {
+            instance: SkeletonInstance::new(&generic),
+            world: vec![Affine3A::IDENTITY; n],
+            skeleton,
+            ids,
+            chains,
+            report,
+            model,
+        })
+    }
+
+    /// Evaluates one frame from `animated`'s input (translations and rotations with bone
+    /// morphs, IK toggles, physics-simulated chains paused while its physics is active):
+    /// constraints → hierarchy → IK → late constraints. World matrices in [`Self::world`].
+    ///
+    /// # Panics
+    /// When `animated` is an instance of another model (its bone count differs).
+    pub fn evaluate(&mut self, animated: &MmdInstance) {
+        assert_eq!(
+            animated.bone_count(),
+            self.ids.len(),
+            "an instance of this model"
+        );
+        let bones = self.model.bones();
+        let input = self.instance.input_mut();
+        for (i, &id) in self.ids.iter().enumerate() {
+            let (translation, rotation) = animated.morphed_input(i);
+            input[id] = Transform {
+                translation: bones[i].rest_offset + translation,
+                rotation,
+                scale: Vec3::ONE,
+            };
+        }
+        for (i, chain) in self.chains.iter().enumerate() {
+            if let Some(c) = *chain {
+                self.instance
+                    .set_ik_enabled_by_index(c, animated.ik_active(i));
+            }
+        }
+        self.instance.update_transform();
+        let world = self.instance.world();
+        for (w, &id) in self.world.iter_mut().zip(self.ids.iter()) {
+            *w = world[id];
+        }
+    }
+
+    /// World matrices in file order (MMD model space), as of the last [`Self::evaluate`].
+    #[must_use]
+    pub fn world(&self) -> &[Affine3A] {
+        &self.world
+    }
+
+    /// The generic instance (its skeleton is [`Self::skeleton`]).
+    #[must_use]
+    pub fn instance(&self) -> &SkeletonInstance {
+        &self.instance
+    }
+
+    /// The evaluation skeleton ([`MmdModel::evaluation_skeleton`]).
+    #[must_use]
+    pub fn skeleton(&self) -> &Arc<Skeleton> {
+        &self.skeleton
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(&self) -> &Arc<MmdModel> {
+        &self.model
+    }
+
+    /// What the reader left out or approximated.
+    #[must_use]
+    pub fn report(&self) -> &ReadReport {
+        &self.report
+    }
+
+    /// Whether lockstep pairs are solved side by side (default on; same bits either way).
+    pub fn set_lockstep(&mut self, on: bool) {
+        self.instance.set_lockstep(on);
+    }
+}
