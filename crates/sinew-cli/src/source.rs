@@ -16,7 +16,8 @@ use sinew::skeleton::NO_PARENT;
 use sinew::{Model, SkeletonInstance, Transform};
 use sinew_gltf::{GltfMesh, GltfModel, JointSampler, LoadOptions};
 use sinew_mmd::{
-    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
+    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MmdSkeletonInstance,
+    MotionPlayer, Vmd,
 };
 use sinew_physics::{PhysicsOptions, Ragdoll};
 
@@ -242,7 +243,11 @@ pub struct Posed {
 
 enum Inner {
     Mmd {
+        /// The animated input (motion, morphs, IK toggles); without physics also the
+        /// evaluation's input side only.
         inst: Box<MmdInstance>,
+        /// Without physics: the generic `SkeletonInstance` that evaluates the frame.
+        generic: Option<Box<MmdSkeletonInstance>>,
         player: Option<Box<MotionPlayer>>,
         physics: Option<Box<MmdPhysics>>,
         locals: Vec<Transform>,
@@ -356,6 +361,13 @@ impl Animator {
                     inst.set_physics_active(physics.is_some());
                     inst
                 }),
+                generic: match physics {
+                    Some(_) => None,
+                    None => Some(Box::new(
+                        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
+                            .map_err(|e| input("model", e))?,
+                    )),
+                },
                 player,
                 physics,
             },
@@ -524,6 +536,7 @@ impl Animator {
         match &mut self.inner {
             Inner::Mmd {
                 inst,
+                generic,
                 player,
                 physics,
                 locals,
@@ -532,20 +545,24 @@ impl Animator {
                     p.apply(index as f32 * MMD_FPS / self.fps, inst);
                 }
                 let mut bodies = Vec::new();
-                match physics.as_mut() {
-                    Some(ph) => {
-                        inst.evaluate_before_physics(EvalOptions::default());
-                        inst.write_locals(locals);
-                        ph.input_mut().copy_from_slice(locals);
-                        let world = ph.step(dt)?.to_vec();
-                        inst.set_world_from_skeleton_order(&world);
-                        inst.evaluate_after_physics();
-                        bodies = ph.bodies();
-                    }
-                    None => inst.evaluate(EvalOptions::default()),
+                if let Some(ph) = physics.as_mut() {
+                    inst.evaluate_before_physics(EvalOptions::default());
+                    inst.write_locals(locals);
+                    ph.input_mut().copy_from_slice(locals);
+                    let world = ph.step(dt)?.to_vec();
+                    inst.set_world_from_skeleton_order(&world);
+                    inst.evaluate_after_physics();
+                    bodies = ph.bodies();
                 }
+                let world = match generic.as_mut() {
+                    Some(g) => {
+                        g.evaluate(inst);
+                        g.world()
+                    }
+                    None => inst.world(),
+                };
                 Ok(Posed {
-                    world: inst.world().to_vec(),
+                    world: world.to_vec(),
                     bodies,
                     morphs: inst.effective_morph_weights().to_vec(),
                 })
