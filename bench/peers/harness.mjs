@@ -21,8 +21,12 @@ for (let i = 2; i < process.argv.length; i++) {
 const criterionDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(A.repo, 'target'), 'criterion');
 
 // sinew's side: criterion benches (crate, bench target, filter, full id) per workload.
+// A workload may have several sinew rows (`label`): the MMD frame through the generic
+// SkeletonInstance (the tools' default) and through MmdInstance (MMD's bone-by-bone runtime).
 const SINEW = [
-  { workload: 'mmd-frame', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
+  { workload: 'mmd-frame', label: 'SkeletonInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
+    id: 'frame/miku_v2 + wavefile_v2 through SkeletonInstance, sample + IK + append, advancing 1 frame', unit: 'µs/frame' },
+  { workload: 'mmd-frame', label: 'MmdInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
     id: 'frame/miku_v2 + wavefile_v2, sample + IK + append (full), advancing 1 frame', unit: 'µs/frame' },
   { workload: 'mmd-frame-physics', crate: 'sinew-physics', bench: 'physics', filter: 'mmd_frame_with_physics',
     id: 'mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz', unit: 'µs/frame' },
@@ -78,11 +82,11 @@ function sinewRound() {
   }
   for (const [, list] of groups) {
     const { crate, bench } = list[0];
-    const filter = list.map((s) => s.filter.replace(/[+()]/g, '.')).join('|');
+    const filter = [...new Set(list.map((s) => s.filter.replace(/[+()]/g, '.')))].join('|');
     const r = run('cargo', ['bench', '-q', '-p', crate, '--bench', bench, '--', ...timing, filter],
       { cwd: A.repo, env: { ...process.env, SINEW_ASSETS: path.join(A.shared, 'assets') } });
     for (const s of list) {
-      out.push({ workload: s.workload, us: criterionMedian(s.id) / 1000, quality: ikQuality(r.stderr, s.id) });
+      out.push({ workload: s.workload, label: s.label ?? '', us: criterionMedian(s.id) / 1000, quality: ikQuality(r.stderr, s.id) });
     }
   }
   return out;
@@ -102,15 +106,17 @@ for (let round = 1; round <= A.rounds; round++) {
   process.stderr.write(`round ${round}/${A.rounds}: peers …\n`);
   const p = peersRound();
   for (const q of p) {
-    const mine = s.find((x) => x.workload === q.workload);
-    const key = `${q.workload}|${q.peer}`;
-    if (!rows.has(key)) rows.set(key, { workload: q.workload, peer: q.peer, unit: q.unit, conditions: q.conditions, sinew: [], them: [], ratio: [], sq: [], pq: [] });
-    const row = rows.get(key);
-    row.sinew.push(mine.us);
-    row.them.push(q.median);
-    row.ratio.push(q.median / mine.us);
-    if (mine.quality !== undefined) row.sq.push(mine.quality);
-    if (q.quality !== undefined) row.pq.push(q.quality);
+    for (const mine of s.filter((x) => x.workload === q.workload)) {
+      const key = `${q.workload}|${mine.label}|${q.peer}`;
+      const workload = mine.label ? `${q.workload} (${mine.label})` : q.workload;
+      if (!rows.has(key)) rows.set(key, { workload, peer: q.peer, unit: q.unit, conditions: q.conditions, sinew: [], them: [], ratio: [], sq: [], pq: [] });
+      const row = rows.get(key);
+      row.sinew.push(mine.us);
+      row.them.push(q.median);
+      row.ratio.push(q.median / mine.us);
+      if (mine.quality !== undefined) row.sq.push(mine.quality);
+      if (q.quality !== undefined) row.pq.push(q.quality);
+    }
   }
 }
 
