@@ -246,7 +246,8 @@ enum Inner {
         /// The animated input (motion, morphs, IK toggles); without physics also the
         /// evaluation's input side only.
         inst: Box<MmdInstance>,
-        /// Without physics: the generic `SkeletonInstance` that evaluates the frame.
+        /// The generic `SkeletonInstance` that evaluates the frame (with physics only when the
+        /// model allows it, `MmdSkeletonInstance::physics_ready`; else `inst` evaluates).
         generic: Option<Box<MmdSkeletonInstance>>,
         player: Option<Box<MotionPlayer>>,
         physics: Option<Box<MmdPhysics>>,
@@ -361,12 +362,11 @@ impl Animator {
                     inst.set_physics_active(physics.is_some());
                     inst
                 }),
-                generic: match physics {
-                    Some(_) => None,
-                    None => Some(Box::new(
-                        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
-                            .map_err(|e| input("model", e))?,
-                    )),
+                generic: {
+                    let g = MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
+                        .map_err(|e| input("model", e))?;
+                    // With physics only where it can run on the generic frame.
+                    (physics.is_none() || g.physics_ready()).then(|| Box::new(g))
                 },
                 player,
                 physics,
@@ -545,20 +545,29 @@ impl Animator {
                     p.apply(index as f32 * MMD_FPS / self.fps, inst);
                 }
                 let mut bodies = Vec::new();
+                if let Some(g) = generic.as_mut() {
+                    g.evaluate(inst);
+                }
                 if let Some(ph) = physics.as_mut() {
-                    inst.evaluate_before_physics(EvalOptions::default());
-                    inst.write_locals(locals);
-                    ph.input_mut().copy_from_slice(locals);
-                    let world = ph.step(dt)?.to_vec();
-                    inst.set_world_from_skeleton_order(&world);
-                    inst.evaluate_after_physics();
+                    match generic.as_mut() {
+                        Some(g) => {
+                            g.write_locals(locals);
+                            ph.input_mut().copy_from_slice(locals);
+                            g.set_world_from_skeleton_order(ph.step(dt)?);
+                        }
+                        None => {
+                            inst.evaluate_before_physics(EvalOptions::default());
+                            inst.write_locals(locals);
+                            ph.input_mut().copy_from_slice(locals);
+                            let world = ph.step(dt)?.to_vec();
+                            inst.set_world_from_skeleton_order(&world);
+                            inst.evaluate_after_physics();
+                        }
+                    }
                     bodies = ph.bodies();
                 }
-                let world = match generic.as_mut() {
-                    Some(g) => {
-                        g.evaluate(inst);
-                        g.world()
-                    }
+                let world = match generic.as_ref() {
+                    Some(g) => g.world(),
                     None => inst.world(),
                 };
                 Ok(Posed {

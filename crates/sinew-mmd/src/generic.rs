@@ -7,10 +7,13 @@
 //!
 //! It matches babylon-mmd as [`MmdInstance`] does (motions within 2e-4 units, static IK within
 //! 1e-5, the bone-order edge cases exactly; `sinew-cli/tests/generic_runtime.rs`) and evaluates
-//! miku_v2's frame faster (BENCHMARKS.md). What it does not model: bones flagged "after
-//! physics" are evaluated with the others (run physics through [`MmdInstance`]'s
-//! before/after split), a local append is read as a non-local one (reported by the reader),
-//! and the bones of an IK path are not re-evaluated for append while the chain iterates.
+//! miku_v2's frame faster (BENCHMARKS.md). Physics runs on its frame
+//! ([`MmdSkeletonInstance::write_locals`] → a physics step →
+//! [`MmdSkeletonInstance::set_world_from_skeleton_order`]) when the model has no bone flagged
+//! "after physics" ([`MmdSkeletonInstance::physics_ready`]); otherwise use [`MmdInstance`]'s
+//! before/after split. What it does not model: bones flagged "after physics" (evaluated with the others),
+//! a local append (read as a non-local one, reported by the reader), and append bones inside an
+//! IK path re-evaluated while the chain iterates.
 
 use std::sync::Arc;
 
@@ -110,6 +113,52 @@ impl MmdSkeletonInstance {
         let world = self.instance.world();
         for (w, &id) in self.world.iter_mut().zip(self.ids.iter()) {
             *w = world[id];
+        }
+    }
+
+    /// Whether a physics step may run between [`Self::evaluate`] and
+    /// [`Self::set_world_from_skeleton_order`]: no bone is flagged "after physics" (MMD would
+    /// evaluate it after the step). The step works on the model's own skeleton; the pose goes
+    /// in and out in file order, so a bone MMD evaluates before its parent keeps its place.
+    #[must_use]
+    pub fn physics_ready(&self) -> bool {
+        self.model.bones().iter().all(|b| !b.after_physics)
+    }
+
+    /// Writes the evaluated pose as local transforms of the model's skeleton (skeleton order,
+    /// `local = parent_world⁻¹ × world`): a physics step's input, as
+    /// [`MmdInstance::write_locals`] writes it.
+    ///
+    /// # Panics
+    /// If `locals` is not the skeleton's length.
+    pub fn write_locals(&self, locals: &mut [Transform]) {
+        let s = self.model.skeleton();
+        assert_eq!(locals.len(), s.len());
+        for (i, b) in self.model.bones().iter().enumerate() {
+            let local = match b.parent {
+                Some(p) => self.world[p].inverse() * self.world[i],
+                None => self.world[i],
+            };
+            if let (Some(id), Some(t)) =
+                (s.from_source_index(i), Transform::try_from_affine(&local))
+            {
+                locals[id.index()] = t;
+            }
+        }
+    }
+
+    /// Takes the world matrices a physics step produced (the model skeleton's order) as the
+    /// frame's result ([`Self::world`], file order).
+    ///
+    /// # Panics
+    /// If `world` is not the skeleton's length.
+    pub fn set_world_from_skeleton_order(&mut self, world: &[Affine3A]) {
+        let s = self.model.skeleton();
+        assert_eq!(world.len(), s.len());
+        for (i, w) in self.world.iter_mut().enumerate() {
+            if let Some(id) = s.from_source_index(i) {
+                *w = world[id.index()];
+            }
         }
     }
 

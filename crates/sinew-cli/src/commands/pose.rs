@@ -50,11 +50,11 @@ pub struct PoseArgs {
     /// order from frame 0 at 30 fps up to the largest requested one.
     #[arg(long)]
     pub physics: bool,
-    /// Which runtime evaluates an MMD model: `generic` (the default without `--physics`:
-    /// the specification's `SkeletonInstance` over the definitions the MMD reader mounts for
-    /// MMD runtimes — fk none, grant the append/fixed-axis pose constraints, ik the CCD chains,
-    /// full both) or `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default, and the
-    /// only runtime, with `--physics`).
+    /// Which runtime evaluates an MMD model: `generic` (the default: the specification's
+    /// `SkeletonInstance` over the definitions the MMD reader mounts for MMD runtimes — fk
+    /// none, grant the append/fixed-axis pose constraints, ik the CCD chains, full both) or
+    /// `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default with `--physics` for a
+    /// model with bones MMD evaluates after physics).
     #[arg(long)]
     pub runtime: Option<String>,
     /// The animation to sample (glTF models; default 0).
@@ -157,27 +157,17 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             "needs --motion (physics is simulated along the motion from frame 0)",
         ));
     }
-    let generic =
-        match args
-            .runtime
-            .as_deref()
-            .unwrap_or(if args.physics { "mmd" } else { "generic" })
-        {
-            "mmd" => false,
-            "generic" => true,
-            other => {
-                return Err(bad_input(
-                    &PathBuf::from("--runtime"),
-                    format!("unknown runtime \"{other}\" (use mmd or generic)"),
-                ))
-            }
-        };
-    if generic && args.physics {
-        return Err(bad_input(
-            &PathBuf::from("--runtime"),
-            "--physics runs with the mmd runtime only",
-        ));
-    }
+    let requested = match args.runtime.as_deref() {
+        None => None,
+        Some("mmd") => Some(false),
+        Some("generic") => Some(true),
+        Some(other) => {
+            return Err(bad_input(
+                &PathBuf::from("--runtime"),
+                format!("unknown runtime \"{other}\" (use mmd or generic)"),
+            ))
+        }
+    };
     for m in &args.modes {
         if EvalOptions::from_mode(m).is_none() {
             return Err(bad_input(
@@ -188,6 +178,21 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     }
     let bytes = read_file(&args.model)?;
     let model = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
+    // The generic runtime by default; with physics only where it can run it (no bone MMD
+    // evaluates after physics), else MMD's own.
+    let physics_ready = !args.physics
+        || MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
+            .map_err(|e| bad_input(&args.model, e))?
+            .physics_ready();
+    let generic =
+        match requested {
+            Some(true) if !physics_ready => return Err(bad_input(
+                &PathBuf::from("--runtime"),
+                "this model has bones MMD evaluates after physics: --physics needs --runtime mmd",
+            )),
+            Some(choice) => choice,
+            None => physics_ready,
+        };
     let (pose, pose_value) = match &args.pose {
         Some(p) => {
             let text =
@@ -302,6 +307,13 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             // memory bound checked above) and written in the order asked.
             let mut physics = MmdPhysics::new(&model, &args.model)?;
             inst.set_physics_active(true);
+            let mut g = match generic {
+                true => Some(
+                    MmdSkeletonInstance::new(Arc::clone(&model), opts)
+                        .map_err(|e| bad_input(&args.model, e))?,
+                ),
+                false => None,
+            };
             let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton().len()];
             let mut kept = std::collections::HashMap::with_capacity(sorted.len());
             let mut want = sorted.iter().peekable();
@@ -309,15 +321,26 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
                 if let Some(player) = player.as_mut() {
                     player.apply(frame as f32, &mut inst);
                 }
-                inst.evaluate_before_physics(opts);
-                inst.write_locals(&mut locals);
-                physics.input_mut().copy_from_slice(&locals);
-                let world = physics.step(1.0 / MMD_FPS)?;
-                inst.set_world_from_skeleton_order(world);
-                inst.evaluate_after_physics();
+                let world = match g.as_mut() {
+                    Some(g) => {
+                        g.evaluate(&inst);
+                        g.write_locals(&mut locals);
+                        physics.input_mut().copy_from_slice(&locals);
+                        g.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
+                        g.world()
+                    }
+                    None => {
+                        inst.evaluate_before_physics(opts);
+                        inst.write_locals(&mut locals);
+                        physics.input_mut().copy_from_slice(&locals);
+                        inst.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
+                        inst.evaluate_after_physics();
+                        inst.world()
+                    }
+                };
                 if want.peek() == Some(&&frame) {
                     want.next();
-                    kept.insert(frame, inst.world().to_vec());
+                    kept.insert(frame, world.to_vec());
                 }
             }
             for (k, frame) in args.frames.iter().enumerate() {
