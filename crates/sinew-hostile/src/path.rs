@@ -1,5 +1,6 @@
 //! The whole evaluation path a file goes through in a host: bytes → parse → model → instance →
-//! frames of FK, IK and append (every mode) → physics. Fuzz targets, property tests and the
+//! frames of FK, IK and append (every mode, through `MmdInstance` and through the generic
+//! `SkeletonInstance` as `MmdSkeletonInstance`) → physics. Fuzz targets, property tests and the
 //! corpus runner drive it; any panic, endless loop or runaway allocation on the way is a bug,
 //! and every refusal comes back as a [`PathError`].
 
@@ -9,7 +10,8 @@ use std::sync::Arc;
 use glam::{Affine3A, Quat, Vec3};
 use sinew::{SkeletonInstance, Transform};
 use sinew_mmd::{
-    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
+    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MmdSkeletonInstance,
+    MotionPlayer, Vmd,
 };
 use sinew_physics::{PhysicsOptions, Ragdoll};
 use thiserror::Error;
@@ -29,6 +31,9 @@ pub enum PathError {
     /// The physics table or a step was refused.
     #[error("physics: {0}")]
     Physics(String),
+    /// The generic definitions of the model were refused.
+    #[error("generic definitions: {0}")]
+    Dynamics(String),
     /// Skinning refused the mesh or produced a non-finite vertex.
     #[error("frame {frame}: skinning: {reason}")]
     Skin {
@@ -170,10 +175,15 @@ pub fn mmd(
     let mut matrices = vec![Affine3A::IDENTITY; model.bones().len()];
     for mode in ["fk", "grant", "ik", "full"] {
         let opts = EvalOptions::from_mode(mode).unwrap_or_default();
+        // The same frames through the generic instance (what the tools evaluate).
+        let mut generic = MmdSkeletonInstance::new(Arc::clone(&model), opts)
+            .map_err(|e| PathError::Dynamics(e.to_string()))?;
         for frame in 0..options.frames {
             pose(&mut inst, &mut player, frame);
             inst.evaluate(opts);
             check_finite(inst.world(), frame)?;
+            generic.evaluate(&inst);
+            check_finite(generic.world(), frame)?;
             report.frames += 1;
             if mode == "full" {
                 inst.skin_matrices(&mut matrices);
