@@ -237,11 +237,13 @@ impl Animator {
                     inst.set_physics_active(physics.is_some());
                     inst
                 }),
-                generic: {
-                    let g = MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
-                        .map_err(|e| input("model", e))?;
-                    // With physics only where it can run on the generic frame.
-                    (physics.is_none() || g.physics_ready()).then(|| Box::new(g))
+                // With physics only where it can run on the generic frame.
+                generic: match physics.is_none() || !model.has_after_physics_bones() {
+                    true => Some(Box::new(
+                        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
+                            .map_err(|e| input("model", e))?,
+                    )),
+                    false => None,
                 },
                 player,
                 physics,

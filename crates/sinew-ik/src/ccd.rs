@@ -142,11 +142,11 @@ impl CcdScratch {
     /// not allocate.
     #[must_use]
     pub fn with_capacity(links: usize) -> Self {
-        let mut s = Self::default();
-        s.link_entry.resize(links, 0);
-        let _ = s.path.lanes::<1>(2 * links.max(1), &[]);
-        s.plans.reserve(links);
-        s
+        Self {
+            path: PathScratch::with_capacity(2 * links, links),
+            link_entry: Vec::with_capacity(links),
+            plans: Vec::with_capacity(links),
+        }
     }
 }
 
@@ -235,26 +235,32 @@ fn solve_ccd_body(
         LinkPlan::new(limit, params.unit_angle, ci)
     }));
     let mut lanes = path.lanes::<1>(2 * n, link_entry);
+    // Each link's model and local rotation normalised once: the base, the frames and the
+    // links' animated rotations read them.
     let rotation = |i: usize| links[i].rotation.normalize();
-    let animated = |i: usize| links[i].local_rotation.normalize();
+    let mut previous = rotation(0);
+    let local = links[0].local_rotation.normalize();
     lanes.set_base(
         0,
         (
-            (rotation(0) * animated(0).inverse()).normalize(),
+            (previous * local.inverse()).normalize(),
             Vec3A::from(links[0].position),
         ),
     );
     for i in 0..n {
+        let local = links[i].local_rotation.normalize();
+        let current = rotation(i);
         if i > 0 {
-            let inverse = rotation(i - 1).inverse();
-            let frame = (inverse * rotation(i) * animated(i).inverse()).normalize();
+            let inverse = previous.inverse();
+            let frame = (inverse * current * local.inverse()).normalize();
             let offset = inverse * Vec3A::from(links[i].position - links[i - 1].position);
             lanes.set_local(0, 2 * i - 1, (frame, offset));
         }
-        lanes.set_local(0, 2 * i, (animated(i), Vec3A::ZERO));
-        lanes.set_animated(0, n - 1 - i, animated(i));
+        lanes.set_local(0, 2 * i, (local, Vec3A::ZERO));
+        lanes.set_animated(0, n - 1 - i, local);
+        previous = current;
     }
-    let tip = rotation(n - 1).inverse() * Vec3A::from(effector_model - links[n - 1].position);
+    let tip = previous.inverse() * Vec3A::from(effector_model - links[n - 1].position);
     lanes.set_local(0, 2 * n - 1, (Quat::IDENTITY, tip));
     lanes.compose();
     let mut lane = [Lane::new(Vec3A::from(solve_target), lanes.effector(0))];
@@ -267,7 +273,7 @@ fn solve_ccd_body(
         &mut lane,
     );
     for (i, correction) in corrections_local.iter_mut().enumerate() {
-        let local = animated(i);
+        let local = lanes.animated(0, n - 1 - i);
         *correction = (local.inverse() * (lanes.ik(0, n - 1 - i) * local)).normalize();
     }
     let residual =

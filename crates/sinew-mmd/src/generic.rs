@@ -122,7 +122,7 @@ impl MmdSkeletonInstance {
     /// in and out in file order, so a bone MMD evaluates before its parent keeps its place.
     #[must_use]
     pub fn physics_ready(&self) -> bool {
-        self.model.bones().iter().all(|b| !b.after_physics)
+        !self.model.has_after_physics_bones()
     }
 
     /// Writes the evaluated pose as local transforms of the model's skeleton (skeleton order,
@@ -132,19 +132,7 @@ impl MmdSkeletonInstance {
     /// # Panics
     /// If `locals` is not the skeleton's length.
     pub fn write_locals(&self, locals: &mut [Transform]) {
-        let s = self.model.skeleton();
-        assert_eq!(locals.len(), s.len());
-        for (i, b) in self.model.bones().iter().enumerate() {
-            let local = match b.parent {
-                Some(p) => self.world[p].inverse() * self.world[i],
-                None => self.world[i],
-            };
-            if let (Some(id), Some(t)) =
-                (s.from_source_index(i), Transform::try_from_affine(&local))
-            {
-                locals[id.index()] = t;
-            }
-        }
+        self.model.locals_from_world(&self.world, locals);
     }
 
     /// Takes the world matrices a physics step produced (the model skeleton's order) as the
@@ -153,13 +141,7 @@ impl MmdSkeletonInstance {
     /// # Panics
     /// If `world` is not the skeleton's length.
     pub fn set_world_from_skeleton_order(&mut self, world: &[Affine3A]) {
-        let s = self.model.skeleton();
-        assert_eq!(world.len(), s.len());
-        for (i, w) in self.world.iter_mut().enumerate() {
-            if let Some(id) = s.from_source_index(i) {
-                *w = world[id.index()];
-            }
-        }
+        self.model.world_to_file_order(world, &mut self.world);
     }
 
     /// World matrices in file order (MMD model space), as of the last [`Self::evaluate`].

@@ -37,6 +37,7 @@ mod evaluation_skeleton;
 mod finish;
 mod from_pmd;
 mod from_pmx;
+mod skeleton_order;
 
 /// Which file a model came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -265,13 +265,7 @@ impl MmdInstance {
     /// # Panics
     /// If `world` is not the skeleton's length.
     pub fn set_world_from_skeleton_order(&mut self, world: &[Affine3A]) {
-        let s = &self.model.skeleton;
-        assert_eq!(world.len(), s.len());
-        for i in 0..self.world.len() {
-            if let Some(id) = s.from_source_index(i) {
-                self.world[i] = world[id.index()];
-            }
-        }
+        self.model.world_to_file_order(world, &mut self.world);
     }
 
     /// Enables or disables the IK owned by bone `bone` (file index). Returns false when the
@@ -407,20 +401,7 @@ impl MmdInstance {
     /// # Panics
     /// If `locals` is not the skeleton's length.
     pub fn write_locals(&self, locals: &mut [sinew::Transform]) {
-        let s = &self.model.skeleton;
-        assert_eq!(locals.len(), s.len());
-        for (i, b) in self.model.bones.iter().enumerate() {
-            let local = match b.parent {
-                Some(p) => self.world[p].inverse() * self.world[i],
-                None => self.world[i],
-            };
-            if let (Some(id), Some(t)) = (
-                s.from_source_index(i),
-                sinew::Transform::try_from_affine(&local),
-            ) {
-                locals[id.index()] = t;
-            }
-        }
+        self.model.locals_from_world(&self.world, locals);
     }
 
     /// Sets the morph weights (one per model morph, in [`MmdModel::morph_names`] order;

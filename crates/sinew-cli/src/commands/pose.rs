@@ -180,10 +180,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     let model = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
     // The generic runtime by default; with physics only where it can run it (no bone MMD
     // evaluates after physics), else MMD's own.
-    let physics_ready = !args.physics
-        || MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
-            .map_err(|e| bad_input(&args.model, e))?
-            .physics_ready();
+    let physics_ready = !args.physics || !model.has_after_physics_bones();
     let generic =
         match requested {
             Some(true) if !physics_ready => return Err(bad_input(

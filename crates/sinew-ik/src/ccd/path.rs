@@ -150,6 +150,12 @@ impl<const N: usize> PathLanes<'_, N> {
         self.animated[ci * N + lane] = rotation;
     }
 
+    /// Entry `k`'s local pose.
+    #[must_use]
+    pub fn local(&self, lane: usize, k: usize) -> Pose {
+        self.local[k * N + lane]
+    }
+
     /// Recomposes every world pose from the local ones.
     pub fn compose(&mut self) {
         self.recompose(0);

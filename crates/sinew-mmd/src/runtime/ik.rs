@@ -30,33 +30,66 @@ impl MmdInstance {
         };
         let plan = Arc::clone(&self.plan);
         let path = &plan.ik_path[owner];
-        let links = &plan.link_info[owner];
-        let tolerance_sq = self.ik_tolerance_sq();
-        let mut lane = [lane];
         if !path.is_empty() && plan.path_plain[owner] {
-            let mut scratch = std::mem::take(&mut self.ccd);
-            let mut lanes = scratch.lanes::<1>(path.len(), &plan.link_in_path[owner]);
-            self.load_path(&mut lanes, 0, owner, ik);
-            lanes.compose();
-            solve_lanes(&mut lanes, links, ik.iterations, tolerance_sq, &mut lane);
-            for (ci, link) in ik.links.iter().enumerate() {
-                self.ik_rotation[link.bone] = lanes.ik(0, ci);
-            }
-            self.ccd = scratch;
-        } else {
-            let mut bones = AppendPath {
-                instance: self,
-                ik,
-                owner,
-            };
-            solve_lanes(&mut bones, links, ik.iterations, tolerance_sq, &mut lane);
+            self.solve_on_paths([owner], [Some(lane)]);
+            return;
         }
+        let mut bones = AppendPath {
+            instance: self,
+            ik,
+            path,
+            link_in_path: &plan.link_in_path[owner],
+        };
+        let tolerance_sq = bones.instance.ik_tolerance_sq();
+        let links = &plan.link_info[owner];
+        solve_lanes(&mut bones, links, ik.iterations, tolerance_sq, &mut [lane]);
         if !path.is_empty() {
-            // During the iterations only the path to the effector was kept up to date; bring
-            // the rest of the base link's subtree to the final state (what updating it after
-            // every step, as babylon-mmd does, leaves behind).
-            let base = ik.links[ik.links.len() - 1].bone;
-            self.update_ik_chain_world(base);
+            // Bring the rest of the base link's subtree to the final state (what updating it
+            // after every step, as babylon-mmd does, leaves behind).
+            self.update_ik_chain_world(ik.links[ik.links.len() - 1].bone);
+        }
+    }
+
+    /// Solves the chains of `owners` on their plain paths (one, or a lockstep pair of one
+    /// shape) as [`PathLanes`], lane `l` from `begun[l]` (`None`: nothing to solve), then
+    /// brings each solved chain's base-link subtree to the final state: during the iterations
+    /// only the paths to the effectors were kept up to date.
+    pub(super) fn solve_on_paths<const N: usize>(
+        &mut self,
+        owners: [usize; N],
+        begun: [Option<Lane>; N],
+    ) {
+        let model = Arc::clone(&self.model);
+        let plan = Arc::clone(&self.plan);
+        let iks: [&MmdIk; N] = owners.map(|o| model.bones[o].ik.as_ref().expect("an IK owner"));
+        let mut scratch = std::mem::take(&mut self.ccd);
+        let mut lanes =
+            scratch.lanes::<N>(plan.ik_path[owners[0]].len(), &plan.link_in_path[owners[0]]);
+        let mut state = [Lane::idle(); N];
+        for l in 0..N {
+            if let Some(lane) = begun[l] {
+                state[l] = lane;
+                self.load_path(&mut lanes, l, owners[l], iks[l]);
+            }
+        }
+        lanes.compose();
+        let tolerance_sq = self.ik_tolerance_sq();
+        let links = &plan.link_info[owners[0]];
+        solve_lanes(
+            &mut lanes,
+            links,
+            iks[0].iterations,
+            tolerance_sq,
+            &mut state,
+        );
+        for l in (0..N).filter(|&l| begun[l].is_some()) {
+            for (ci, link) in iks[l].links.iter().enumerate() {
+                self.ik_rotation[link.bone] = lanes.ik(l, ci);
+            }
+        }
+        self.ccd = scratch;
+        for l in (0..N).filter(|&l| begun[l].is_some()) {
+            self.update_ik_chain_world(iks[l].links[iks[l].links.len() - 1].bone);
         }
     }
 
@@ -136,7 +169,10 @@ impl MmdInstance {
 struct AppendPath<'a> {
     instance: &'a mut MmdInstance,
     ik: &'a MmdIk,
-    owner: usize,
+    /// The chain's IK path (empty: its links are not on one parent path) and each link's
+    /// place on it, from the shared plan.
+    path: &'a [usize],
+    link_in_path: &'a [usize],
 }
 
 impl AppendPath<'_> {
@@ -182,9 +218,7 @@ impl CcdBones<1> for AppendPath<'_> {
         let b = self.bone(ci);
         let s = &mut *self.instance;
         s.ik_rotation[b] = ik;
-        let plan = Arc::clone(&s.plan);
-        let path = &plan.ik_path[self.owner];
-        if path.is_empty() {
+        if self.path.is_empty() {
             // Links not on one parent path (malformed file): babylon-mmd's full refresh.
             for k in (0..=ci).rev() {
                 s.update_ik_chain_world(self.ik.links[k].bone);
@@ -195,7 +229,7 @@ impl CcdBones<1> for AppendPath<'_> {
             // ends at the effector, so this refreshes it too).
             let rotation = s.ik_rotation[b] * s.chain_rotation[b];
             s.set_world(b, rotation, s.chain_position[b]);
-            for &p in &path[plan.link_in_path[self.owner][ci] + 1..] {
+            for &p in &self.path[self.link_in_path[ci] + 1..] {
                 s.update_world(p, false);
             }
         }

@@ -15,10 +15,10 @@
 
 use std::sync::Arc;
 
-use sinew::ik::ccd::{solve_lanes, Lane, LinkPlan};
+use sinew::ik::ccd::LinkPlan;
 
 use super::MmdInstance;
-use crate::model::{MmdIk, MmdModel};
+use crate::model::MmdModel;
 
 /// Chains solved together.
 const N: usize = 2;
@@ -28,45 +28,14 @@ impl MmdInstance {
     /// lockstep.
     pub(super) fn solve_lockstep(&mut self, owners: [usize; N]) {
         let model = Arc::clone(&self.model);
-        let plan = Arc::clone(&self.plan);
-        let iks: [&MmdIk; N] = owners.map(|o| {
-            model.bones[o]
+        let begun = owners.map(|o| {
+            let ik = model.bones[o]
                 .ik
                 .as_ref()
-                .expect("lockstep partners own IK")
+                .expect("lockstep partners own IK");
+            self.begin_ik(o, ik)
         });
-        let entries = plan.ik_path[owners[0]].len();
-        let mut scratch = std::mem::take(&mut self.ccd);
-        let mut lanes = scratch.lanes::<N>(entries, &plan.link_in_path[owners[0]]);
-        let mut state = [Lane::idle(); N];
-        let mut begun = [false; N];
-        for l in 0..N {
-            if let Some(lane) = self.begin_ik(owners[l], iks[l]) {
-                state[l] = lane;
-                begun[l] = true;
-                self.load_path(&mut lanes, l, owners[l], iks[l]);
-            }
-        }
-        lanes.compose();
-        let tolerance_sq = self.ik_tolerance_sq();
-        let links = &plan.link_info[owners[0]];
-        solve_lanes(
-            &mut lanes,
-            links,
-            iks[0].iterations,
-            tolerance_sq,
-            &mut state,
-        );
-        for l in (0..N).filter(|&l| begun[l]) {
-            for (ci, link) in iks[l].links.iter().enumerate() {
-                self.ik_rotation[link.bone] = lanes.ik(l, ci);
-            }
-        }
-        self.ccd = scratch;
-        for l in (0..N).filter(|&l| begun[l]) {
-            let base = iks[l].links[iks[l].links.len() - 1].bone;
-            self.update_ik_chain_world(base);
-        }
+        self.solve_on_paths(owners, begun);
     }
 }
 

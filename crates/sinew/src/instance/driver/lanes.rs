@@ -8,8 +8,8 @@
 use glam::{Quat, Vec3, Vec3A};
 
 use super::IkDriver;
-use crate::dynamics::{ChainPath, SkeletonDynamics};
-use crate::ik::ccd::{solve_lanes, Lane, Pose};
+use crate::dynamics::SkeletonDynamics;
+use crate::ik::ccd::{solve_lanes, CcdBones, Lane, Pose};
 use crate::ik::{IkError, SolveResult};
 use crate::instance::PoseAccess;
 
@@ -29,16 +29,17 @@ impl IkDriver {
         pose: &mut impl PoseAccess,
     ) -> bool {
         let chains = dynamics.ik_chains();
-        let Some(paths) = cis
-            .iter()
-            .map(|&ci| dynamics.chain_path(ci))
-            .collect::<Option<Vec<&ChainPath>>>()
-        else {
+        let paths = cis.map(|ci| dynamics.chain_path(ci));
+        let Some(first) = paths[0] else {
             return false;
         };
-        // Every lane's path hangs from a rigid base and holds rigid, finite locals.
-        let mut bases = [(Quat::IDENTITY, Vec3A::ZERO); N];
+        let mut lanes = self.path.lanes::<N>(first.bones.len(), &first.link_entry);
+        // Every lane's path must hang from a rigid base and hold rigid, finite locals; they are
+        // loaded as they are checked (a lane left idle ignores what it holds).
         for (l, path) in paths.iter().enumerate() {
+            let Some(path) = path else {
+                return false;
+            };
             if let Some(parent) = path.base_parent {
                 let m = pose.absolute(parent);
                 let columns = [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis];
@@ -47,20 +48,24 @@ impl IkDriver {
                 {
                     return false;
                 }
-                bases[l] = (Quat::from_mat3a(&m.matrix3).normalize(), m.translation);
+                lanes.set_base(l, (Quat::from_mat3a(&m.matrix3).normalize(), m.translation));
             }
-            for &b in path.bones.iter() {
+            for (k, &b) in path.bones.iter().enumerate() {
                 let t = pose.local(b);
                 if !unit(t.scale) || !t.translation.is_finite() || !t.rotation.is_finite() {
                     return false;
                 }
+                let local: Pose = (t.rotation.normalize(), Vec3A::from(t.translation));
+                lanes.set_local(l, k, local);
+            }
+            for (ci, &k) in path.link_entry.iter().enumerate() {
+                lanes.set_animated(l, ci, lanes.local(l, k).0);
             }
         }
-        let first = paths[0];
         let chain0 = &chains[cis[0]];
-        let mut lanes = self.path.lanes::<N>(first.bones.len(), &first.link_entry);
         let mut state = [Lane::idle(); N];
         let mut targets = [Vec3::ZERO; N];
+        // Per lane, its result when it is not solved (an error, or already at its target).
         let mut outcome: [Option<Result<SolveResult, IkError>>; N] = [None; N];
         for l in 0..N {
             let chain = &chains[cis[l]];
@@ -84,51 +89,30 @@ impl IkDriver {
                 }));
                 continue;
             }
-            lanes.set_base(l, bases[l]);
-            for (k, &b) in paths[l].bones.iter().enumerate() {
-                let t = pose.local(b);
-                let local: Pose = (t.rotation.normalize(), Vec3A::from(t.translation));
-                lanes.set_local(l, k, local);
-            }
-            let n = chain.links().len();
-            for ci in 0..n {
-                let bone = chain.links()[n - 1 - ci].bone;
-                lanes.set_animated(l, ci, pose.local(bone).rotation.normalize());
-            }
             state[l] = Lane::new(Vec3A::from(target), effector);
         }
         lanes.compose();
         let tolerance = chain0.tolerance();
-        let iterations = chain0.iterations();
         solve_lanes(
             &mut lanes,
             &first.plans,
-            iterations,
+            chain0.iterations(),
             tolerance * tolerance,
             &mut state,
         );
-        // The IK rotations as corrections of the links' local rotations.
-        let mut begun = [false; N];
-        for l in 0..N {
-            if outcome[l].is_some() {
-                continue;
-            }
-            begun[l] = true;
-            let chain = &chains[cis[l]];
-            let n = chain.links().len();
-            for ci in 0..n {
-                let bone = chain.links()[n - 1 - ci].bone;
-                let local = pose.local(bone).rotation.normalize();
-                let correction = (local.inverse() * (lanes.ik(l, ci) * local)).normalize();
-                if correction != Quat::IDENTITY {
-                    pose.correct(bone, correction);
-                }
-            }
-        }
         for l in 0..N {
             let ci = cis[l];
             let chain = &chains[ci];
-            if begun[l] {
+            if outcome[l].is_none() {
+                // The IK rotations as corrections of the links' local rotations.
+                let n = chain.links().len();
+                for ci in 0..n {
+                    let local = lanes.animated(l, ci);
+                    let correction = (local.inverse() * (lanes.ik(l, ci) * local)).normalize();
+                    if correction != Quat::IDENTITY {
+                        pose.correct(chain.links()[n - 1 - ci].bone, correction);
+                    }
+                }
                 pose.refresh(chain.base(), chain.effector());
                 // In f64: a target beyond ~1.8e19 (valid, finite) would overflow the f32
                 // squares.
