@@ -3,7 +3,9 @@
 //! frame index into world matrices and body circles.
 //!
 //! MMD models are evaluated by the generic instance (`MmdSkeletonInstance`), or by
-//! `MmdInstance` when physics runs on a model with bones MMD evaluates after physics. MMD
+//! `MmdInstance` for a model with rules the generic definitions do not express
+//! (`MmdModel::generic_gaps`: a local append, bones MMD evaluates after physics when physics
+//! runs, …). MMD
 //! physics (`source/physics.rs`) follows `crates/sinew-physics/tests/mmd_soak.rs`: the pose
 //! goes into a generic `SkeletonInstance` whose `Model` holds only the physics table, the
 //! `Ragdoll` steps (MMD units: gravity −98, teleport distance 20) and the simulated pose comes
@@ -121,8 +123,8 @@ enum Inner {
         /// The animated input (motion, morphs, IK toggles); without physics also the
         /// evaluation's input side only.
         inst: Box<MmdInstance>,
-        /// The generic `SkeletonInstance` that evaluates the frame (with physics only when the
-        /// model allows it, `MmdSkeletonInstance::physics_ready`; else `inst` evaluates).
+        /// The generic `SkeletonInstance` that evaluates the frame (when the model has no
+        /// `GenericGap`; else `inst` evaluates).
         generic: Option<Box<MmdSkeletonInstance>>,
         player: Option<Box<MotionPlayer>>,
         physics: Option<Box<MmdPhysics>>,
@@ -237,8 +239,9 @@ impl Animator {
                     inst.set_physics_active(physics.is_some());
                     inst
                 }),
-                // With physics only where it can run on the generic frame.
-                generic: match physics.is_none() || !model.has_after_physics_bones() {
+                // Where the generic definitions express every rule of the model (with its
+                // physics, if any).
+                generic: match model.generic_gaps(physics.is_some()).is_empty() {
                     true => Some(Box::new(
                         MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
                             .map_err(|e| input("model", e))?,

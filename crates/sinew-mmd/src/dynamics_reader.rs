@@ -13,7 +13,8 @@
 //! * Bone constraints: append → [`TransformInheritance`] (ratio, translation, rotation; a
 //!   *local* append has no generic equivalent and is read as a non-local one, reported);
 //!   fixed axis → the constraint's fixed axis (MMD bones have no rest rotation, so model axes
-//!   are local axes).
+//!   are local axes), or, for MMD runtimes, MMD's own rule on the animated input
+//!   ([`MmdReaderOptions::fixed_axis_constraints`]).
 //! * Physics: bodies in authored order with their bones, MMD Euler angles (`Ry·Rx·Rz`)
 //!   converted to the generic XYZ convention, modes mapped (follow bone → kinematic, dynamic,
 //!   dynamic with bone position → dynamic-rotation); the file's collision mask (groups a body
@@ -63,6 +64,13 @@ pub struct MmdReaderOptions {
     /// its parent in the evaluation order) sees that parent as it stands at the start of the
     /// frame — the identity — so it hangs from the model's origin, as in MMD.
     pub evaluation_order: bool,
+    /// Fixed axes become pose constraints (default `true`: the specification's twist about
+    /// the axis, after inheritance). MMD runtimes apply a fixed axis to the animated rotation
+    /// itself — its angle kept, re-aimed about the axis, before append and in every mode —
+    /// which is an input rule, not a constraint: [`Self::mmd_runtime`] sets this to `false`
+    /// and [`MmdSkeletonInstance`](crate::MmdSkeletonInstance) applies the rule as it writes
+    /// the animated input ([`MmdModel::fixed_axis_rotation`]).
+    pub fixed_axis_constraints: bool,
 }
 
 impl Default for MmdReaderOptions {
@@ -72,6 +80,7 @@ impl Default for MmdReaderOptions {
             unit_scale: Vec3::ONE,
             authored_takeover: true,
             evaluation_order: false,
+            fixed_axis_constraints: true,
         }
     }
 }
@@ -80,12 +89,14 @@ impl MmdReaderOptions {
     /// The options under which the generic `SkeletonInstance` evaluates a model as MMD
     /// runtimes do (babylon-mmd to 2e-4 units on motions, 1e-5 on static IK poses): MMD's CCD,
     /// MMD units, IK links turned from their animated rotation (no authored takeover) and
-    /// MMD's evaluation order for children listed before their parents.
+    /// MMD's evaluation order for children listed before their parents, fixed axes left to the
+    /// input (see [`Self::fixed_axis_constraints`]).
     #[must_use]
     pub fn mmd_runtime() -> Self {
         Self {
             authored_takeover: false,
             evaluation_order: true,
+            fixed_axis_constraints: false,
             ..Self::default()
         }
     }
@@ -233,10 +244,21 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
+    read_constraints(model, builder, true, true, report)
+}
+
+/// Converts append (with `append`) and fixed axes (with `fixed_axes`) into pose constraints.
+pub(crate) fn read_constraints(
+    model: &MmdModel,
+    builder: &mut SkeletonDynamicsBuilder,
+    append: bool,
+    fixed_axes: bool,
+    report: &mut ReadReport,
+) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
-            Some(a) if a.rotation || a.translation => {
+            Some(a) if append && (a.rotation || a.translation) => {
                 if a.local {
                     report.notes.push(format!(
                         "bone \"{}\": local append read as non-local",
@@ -252,7 +274,9 @@ pub fn read_bone_constraints(
             }
             _ => None,
         };
-        let axis = b.fixed_axis.filter(|a| a.length_squared() >= 1e-8);
+        let axis = b
+            .fixed_axis
+            .filter(|a| fixed_axes && a.length_squared() >= 1e-8);
         if inheritance.is_some() || axis.is_some() {
             builder.pose(BonePoseConstraint::new(bone(&s, i), inheritance, axis)?);
         }
@@ -356,7 +380,13 @@ impl MmdSkeletonDynamicsReader {
     ) -> Result<ReadReport, DynamicsError> {
         let mut report = ReadReport::default();
         read_ik(model, builder, &self.options, &mut report)?;
-        read_bone_constraints(model, builder, &mut report)?;
+        read_constraints(
+            model,
+            builder,
+            true,
+            self.options.fixed_axis_constraints,
+            &mut report,
+        )?;
         read_physics(model, builder, &self.options, &mut report)?;
         Ok(report)
     }

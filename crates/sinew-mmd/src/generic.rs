@@ -1,19 +1,23 @@
 //! An MMD model evaluated by the specification's own [`SkeletonInstance`]
 //! ([`MmdSkeletonInstance`]): the definitions the reader mounts with
 //! [`MmdReaderOptions::mmd_runtime`] (MMD's CCD on paths, lockstep pairs, append as
-//! inheritance, fixed axes, MMD's evaluation skeleton), fed each frame from the animated input
-//! an [`MmdInstance`] holds (motion players and static poses write there, with bone morphs and
-//! IK toggles), world matrices out in file order.
+//! inheritance, MMD's evaluation skeleton), fed each frame from the animated input an
+//! [`MmdInstance`] holds (motion players and static poses write there; bone morphs, MMD's
+//! fixed-axis rule and IK toggles are applied as it is copied in), world matrices out in file
+//! order.
 //!
 //! It matches babylon-mmd as [`MmdInstance`] does (motions within 2e-4 units, static IK within
-//! 1e-5, the bone-order edge cases exactly; `sinew-cli/tests/generic_runtime.rs`) and evaluates
-//! miku_v2's frame faster (BENCHMARKS.md). Physics runs on its frame
-//! ([`MmdSkeletonInstance::write_locals`] → a physics step →
-//! [`MmdSkeletonInstance::set_world_from_skeleton_order`]) when the model has no bone flagged
-//! "after physics" ([`MmdSkeletonInstance::physics_ready`]); otherwise use [`MmdInstance`]'s
-//! before/after split. What it does not model: bones flagged "after physics" (evaluated with the others),
-//! a local append (read as a non-local one, reported by the reader), and append bones inside an
-//! IK path re-evaluated while the chain iterates.
+//! 1e-5, the bone-order edge cases exactly; `sinew-cli/tests/generic_runtime.rs`), matches
+//! `MmdInstance` itself to 1e-6 on generated models of every shape
+//! (`sinew-hostile/tests/runtimes_agree.rs`) and evaluates miku_v2's frame faster
+//! (BENCHMARKS.md). Physics runs on its frame ([`MmdSkeletonInstance::write_locals`] → a
+//! physics step → [`MmdSkeletonInstance::set_world_from_skeleton_order`]).
+//!
+//! What it does not model is listed per model by [`MmdModel::generic_gaps`]: bones flagged
+//! "after physics" (evaluated with the others, which differs only when physics runs), a local
+//! append (read as a non-local one, reported by the reader), an append whose source appends
+//! itself and is evaluated later, and a bone evaluated before its parent that an IK moves. The
+//! tools evaluate a model with any of them through [`MmdInstance`].
 
 use std::sync::Arc;
 
@@ -21,7 +25,7 @@ use glam::{Affine3A, Vec3};
 use sinew::dynamics::DynamicsError;
 use sinew::{Skeleton, SkeletonInstance, Transform};
 
-use crate::dynamics_reader::{read_bone_constraints, read_ik, MmdReaderOptions, ReadReport};
+use crate::dynamics_reader::{read_constraints, read_ik, MmdReaderOptions, ReadReport};
 use crate::{EvalOptions, MmdInstance, MmdModel};
 
 /// An [`MmdModel`] evaluated by a generic [`SkeletonInstance`] (see the module docs).
@@ -54,9 +58,13 @@ impl MmdSkeletonInstance {
         if options.ik {
             read_ik(&model, &mut builder, &reader, &mut report)?;
         }
-        if options.append {
-            read_bone_constraints(&model, &mut builder, &mut report)?;
-        }
+        read_constraints(
+            &model,
+            &mut builder,
+            options.append,
+            reader.fixed_axis_constraints,
+            &mut report,
+        )?;
         let dynamics = builder.attach(&mut generic)?;
         let n = model.bones().len();
         let ids = (0..n)
@@ -96,7 +104,7 @@ impl MmdSkeletonInstance {
         let bones = self.model.bones();
         let input = self.instance.input_mut();
         for (i, &id) in self.ids.iter().enumerate() {
-            let (translation, rotation) = animated.morphed_input(i);
+            let (translation, rotation) = animated.animated_input(i);
             input[id] = Transform {
                 translation: bones[i].rest_offset + translation,
                 rotation,
@@ -118,7 +126,7 @@ impl MmdSkeletonInstance {
 
     /// Whether a physics step may run between [`Self::evaluate`] and
     /// [`Self::set_world_from_skeleton_order`]: no bone is flagged "after physics" (MMD would
-    /// evaluate it after the step). The step works on the model's own skeleton; the pose goes
+    /// evaluate it after the step; [`MmdModel::generic_gaps`] lists every difference). The step works on the model's own skeleton; the pose goes
     /// in and out in file order, so a bone MMD evaluates before its parent keeps its place.
     #[must_use]
     pub fn physics_ready(&self) -> bool {

@@ -73,7 +73,7 @@ pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadRepor
 pub use error::{Format, ParseError, ParseErrorKind};
 pub use generic::MmdSkeletonInstance;
 pub use mesh::{BoneMorph, MmdMorph};
-pub use model::{MmdError, MmdFormat, MmdModel};
+pub use model::{GenericGap, MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;
 pub use pmx::Pmx;

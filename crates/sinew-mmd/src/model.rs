@@ -35,9 +35,13 @@ use crate::ParseError;
 
 mod evaluation_skeleton;
 mod finish;
+mod fixed_axis;
 mod from_pmd;
 mod from_pmx;
+mod generic_gaps;
 mod skeleton_order;
+
+pub use generic_gaps::GenericGap;
 
 /// Which file a model came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

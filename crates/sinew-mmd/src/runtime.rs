@@ -326,14 +326,11 @@ impl MmdInstance {
         self.physics_active
     }
 
-    /// Whether the IK owned by bone `i` is solved this evaluation.
-    /// Bone `i`'s animated local translation offset and rotation with its bone morphs (before
-    /// a fixed axis, which the generic definitions apply as a pose constraint).
-    pub(crate) fn morphed_input(&self, i: usize) -> (Vec3, Quat) {
-        (
-            self.translation[i] + self.morph_translation[i],
-            self.morph_rotation[i] * self.rotation[i],
-        )
+    /// Bone `i`'s animated local translation offset and rotation as MMD evaluates them: bone
+    /// morphs applied, the rotation under the bone's fixed axis
+    /// ([`MmdModel::fixed_axis_rotation`]).
+    pub(crate) fn animated_input(&self, i: usize) -> (Vec3, Quat) {
+        (self.animated_translation(i), self.animated_rotation(i))
     }
 
     /// Whether the IK owned by bone `i` is solved: enabled, and not a chain physics simulates

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::{json, Value};
 use sinew_mmd::{
-    EvalOptions, MmdFormat, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance, MotionPlayer,
-    StaticPose, Vmd,
+    EvalOptions, GenericGap, MmdFormat, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance,
+    MotionPlayer, StaticPose, Vmd,
 };
 
 use std::io::Write;
@@ -53,8 +53,9 @@ pub struct PoseArgs {
     /// Which runtime evaluates an MMD model: `generic` (the default: the specification's
     /// `SkeletonInstance` over the definitions the MMD reader mounts for MMD runtimes — fk
     /// none, grant the append/fixed-axis pose constraints, ik the CCD chains, full both) or
-    /// `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default with `--physics` for a
-    /// model with bones MMD evaluates after physics).
+    /// `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default for a model with rules
+    /// the generic definitions do not express, `MmdModel::generic_gaps`, e.g. a local append
+    /// or, with `--physics`, bones MMD evaluates after physics).
     #[arg(long)]
     pub runtime: Option<String>,
     /// The animation to sample (glTF models; default 0).
@@ -178,18 +179,23 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     }
     let bytes = read_file(&args.model)?;
     let model = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
-    // The generic runtime by default; with physics only where it can run it (no bone MMD
-    // evaluates after physics), else MMD's own.
-    let physics_ready = !args.physics || !model.has_after_physics_bones();
-    let generic =
-        match requested {
-            Some(true) if !physics_ready => return Err(bad_input(
+    // The generic runtime by default, where it evaluates the model as MMD does (no
+    // `GenericGap`), else MMD's own.
+    let gaps = model.generic_gaps(args.physics);
+    let generic = match requested {
+        Some(true)
+            if gaps
+                .iter()
+                .any(|g| matches!(g, GenericGap::AfterPhysics { .. })) =>
+        {
+            return Err(bad_input(
                 &PathBuf::from("--runtime"),
                 "this model has bones MMD evaluates after physics: --physics needs --runtime mmd",
-            )),
-            Some(choice) => choice,
-            None => physics_ready,
-        };
+            ))
+        }
+        Some(choice) => choice,
+        None => gaps.is_empty(),
+    };
     let (pose, pose_value) = match &args.pose {
         Some(p) => {
             let text =

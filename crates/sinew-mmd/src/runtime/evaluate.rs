@@ -17,20 +17,7 @@ impl MmdInstance {
     }
 
     pub(super) fn fixed_axis_rotation(&self, i: usize) -> Quat {
-        let q = self.rotation[i];
-        match self.model.bones[i].fixed_axis {
-            None => q,
-            Some(axis) if axis == Vec3::ZERO => Quat::IDENTITY,
-            Some(axis) => {
-                let (anim_axis, angle) = axis_angle(q);
-                let angle = if anim_axis.dot(axis) < 0.0 {
-                    -angle
-                } else {
-                    angle
-                };
-                Quat::from_axis_angle(axis, angle)
-            }
-        }
+        self.model.fixed_axis_rotation(i, self.rotation[i])
     }
 
     pub(super) fn update_world(&mut self, i: usize, compute_ik: bool) {
@@ -128,20 +115,6 @@ impl MmdInstance {
 
     pub(super) fn position(&self, i: usize) -> Vec3 {
         self.world[i].translation.into()
-    }
-}
-
-/// Axis and angle of a unit quaternion (babylon's QuaternionToAxisAngle: angle in [0, 2π)).
-/// The angle is `2·atan2(|v|, w)` rather than `2·acos(w)`: the same value, but accurate in f32
-/// for small angles (babylon-mmd computes in f64).
-pub(super) fn axis_angle(q: Quat) -> (Vec3, f32) {
-    let q = q.normalize();
-    let s = Vec3::new(q.x, q.y, q.z).length();
-    let angle = 2.0 * s.atan2(q.w);
-    if s < 1e-6 {
-        (Vec3::X, angle)
-    } else {
-        (Vec3::new(q.x, q.y, q.z) / s, angle)
     }
 }
 

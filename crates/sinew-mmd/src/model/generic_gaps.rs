@@ -1,0 +1,91 @@
+//! Where MMD's bone-by-bone evaluation and the generic definitions part ([`GenericGap`]).
+
+use super::MmdModel;
+
+/// A rule of MMD's bone-by-bone evaluation ([`MmdInstance`](crate::MmdInstance), after
+/// babylon-mmd) that the generic definitions ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance))
+/// do not express. A model with none evaluates the same both ways (to f32 rounding:
+/// `sinew-hostile/tests/runtimes_agree.rs` compares them on generated models); the tools fall
+/// back to `MmdInstance` for a model with any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenericGap {
+    /// The bone is flagged "after physics": with physics running, MMD evaluates it after the
+    /// step (without physics the order changes nothing).
+    AfterPhysics {
+        /// File index.
+        bone: usize,
+    },
+    /// The bone appends locally (from its source's world transform); the generic inheritance
+    /// reads the source's local pose.
+    LocalAppend {
+        /// File index.
+        bone: usize,
+    },
+    /// The bone appends from a source that appends itself and that MMD evaluates after it:
+    /// MMD reads the source's append state as the previous evaluation left it, the generic
+    /// inheritance the source's current constrained pose.
+    LateAppendSource {
+        /// File index.
+        bone: usize,
+    },
+    /// The bone is evaluated before its parent (it hangs from the origin,
+    /// [`MmdModel::evaluation_skeleton`]) and is an IK link or in a link's file subtree: after
+    /// a step, MMD re-evaluates the link and its file subtree, this bone under its parent.
+    BeforeParentUnderIk {
+        /// File index.
+        bone: usize,
+    },
+}
+
+impl MmdModel {
+    /// The [`GenericGap`]s of this model, per bone in file order (`physics`: whether a
+    /// physics step runs between the passes, which makes "after physics" bones matter).
+    /// Empty for every shared asset.
+    #[must_use]
+    pub fn generic_gaps(&self, physics: bool) -> Vec<GenericGap> {
+        let n = self.bones.len();
+        let mut rank = vec![0; n];
+        for (k, &b) in self.eval_order.iter().enumerate() {
+            rank[b] = k;
+        }
+        // Bones in the file subtree of some IK link (the link included).
+        let mut moved_by_ik = vec![false; n];
+        for ik in self.bones.iter().filter_map(|b| b.ik.as_ref()) {
+            for link in &ik.links {
+                moved_by_ik[link.bone] = true;
+            }
+        }
+        for i in 0..n {
+            // A bone is under a link when an ancestor is one (walks bounded by the bone count:
+            // the loader refuses parent cycles, the bound keeps this total regardless).
+            let mut p = self.bones[i].parent;
+            for _ in 0..n {
+                match p {
+                    Some(a) if moved_by_ik[a] => {
+                        moved_by_ik[i] = true;
+                        break;
+                    }
+                    Some(a) => p = self.bones[a].parent,
+                    None => break,
+                }
+            }
+        }
+        let mut gaps = Vec::new();
+        for (i, b) in self.bones.iter().enumerate() {
+            if physics && b.after_physics {
+                gaps.push(GenericGap::AfterPhysics { bone: i });
+            }
+            if let Some(a) = b.append.filter(|a| a.rotation || a.translation) {
+                if a.local {
+                    gaps.push(GenericGap::LocalAppend { bone: i });
+                } else if rank[a.source] > rank[i] && self.bones[a.source].append.is_some() {
+                    gaps.push(GenericGap::LateAppendSource { bone: i });
+                }
+            }
+            if moved_by_ik[i] && b.parent.is_some_and(|p| rank[p] > rank[i]) {
+                gaps.push(GenericGap::BeforeParentUnderIk { bone: i });
+            }
+        }
+        gaps
+    }
+}
