@@ -115,8 +115,6 @@ pub struct MmdInstance {
     chain_position: Vec<Vec3>,
     append_rotation: Vec<Quat>,
     append_position: Vec<Vec3>,
-    has_append_rotation: Vec<bool>,
-    has_append_position: Vec<bool>,
     stack: Vec<usize>,
     /// IK rotations before a sweep, for chains solved over the bones (`ik.rs`).
     ik_snapshot: Vec<Quat>,
@@ -159,8 +157,6 @@ impl MmdInstance {
             chain_position: vec![Vec3::ZERO; n],
             append_rotation: vec![Quat::IDENTITY; n],
             append_position: vec![Vec3::ZERO; n],
-            has_append_rotation: vec![false; n],
-            has_append_position: vec![false; n],
             stack: Vec::with_capacity(n),
             ik_snapshot: Vec::with_capacity(links),
             lockstep: true,
@@ -195,8 +191,6 @@ impl MmdInstance {
             + bytes(&self.chain_position)
             + bytes(&self.append_rotation)
             + bytes(&self.append_position)
-            + bytes(&self.has_append_rotation)
-            + bytes(&self.has_append_position)
             + bytes(&self.stack)
             + bytes(&self.ik_snapshot)
             + self.ccd.heap_bytes()

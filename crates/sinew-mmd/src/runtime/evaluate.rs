@@ -33,7 +33,9 @@ impl MmdInstance {
                 if a.rotation {
                     let mut q = if a.local {
                         Quat::from_mat3a(&orthonormal(&self.world[src].matrix3))
-                    } else if self.has_append_rotation[src] {
+                    } else if self.model.bones[src].append.is_some_and(|s| s.rotation) {
+                        // babylon-mmd reads an appending source's append state, reset at the
+                        // start of every frame: the identity when the source comes later.
                         self.append_rotation[src]
                     } else {
                         self.animated_rotation(src)
@@ -46,13 +48,14 @@ impl MmdInstance {
                     }
                     rotation *= q;
                     self.append_rotation[i] = rotation;
-                    self.has_append_rotation[i] = true;
                 }
                 if a.translation {
                     let mut p = if a.local {
+                        // babylon-mmd: the translation of world × inverse bind, composed as
+                        // its row-vector matrices compose: world translation − bind position.
                         let src_pos = Vec3A::from(self.model.bones[src].position);
-                        Vec3::from(self.world[src].translation - self.world[src].matrix3 * src_pos)
-                    } else if self.has_append_position[src] {
+                        Vec3::from(self.world[src].translation - src_pos)
+                    } else if self.model.bones[src].append.is_some_and(|s| s.translation) {
                         self.append_position[src]
                     } else {
                         self.animated_translation(src)
@@ -62,7 +65,6 @@ impl MmdInstance {
                     }
                     position += p;
                     self.append_position[i] = position;
-                    self.has_append_position[i] = true;
                 }
             }
         }
