@@ -69,7 +69,7 @@ fn generated_models_without_gaps_evaluate_alike() {
     let mut rng = SmallRng::seed_from_u64(7);
     let (mut compared, mut with_gaps, mut told_apart) = (0, 0, 0);
     let mut worst = 0.0f32;
-    let mut by_kind = [0usize; 4];
+    let mut by_kind = [0usize; 5];
     for case in 0..1500 {
         let mut raw = vec![0u8; 4096];
         rand::Rng::fill_bytes(&mut rng, &mut raw);
@@ -95,14 +95,16 @@ fn generated_models_without_gaps_evaluate_alike() {
                     GenericGap::LocalAppend { .. } => 1,
                     GenericGap::LateAppendSource { .. } => 2,
                     GenericGap::BeforeParentUnderIk { .. } => 3,
+                    GenericGap::UnreadIk { .. } => 4,
                 }] += 1;
             }
         }
     }
     println!(
         "{compared} models without gaps: worst {worst:.2e}; {with_gaps} with gaps \
-         ({told_apart} differ; local append {}, late append source {}, before parent under IK {})",
-        by_kind[1], by_kind[2], by_kind[3]
+         ({told_apart} differ; local append {}, late append source {}, before parent under IK {}, \
+         unread IK {})",
+        by_kind[1], by_kind[2], by_kind[3], by_kind[4]
     );
     // Without physics "after physics" is no gap.
     assert_eq!(by_kind[0], 0);

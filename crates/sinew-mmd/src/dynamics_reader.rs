@@ -35,7 +35,7 @@ use sinew::math::euler_xyz_from_quat;
 use sinew::{BoneId, Skeleton};
 use std::sync::Arc;
 
-use crate::model::MmdModel;
+use crate::model::{MmdAppend, MmdIk, MmdModel};
 use crate::pmx::{PhysicsMode, RigidShape};
 
 /// The MMD rotation of rigid bodies and joints: Euler angles applied as `Ry · Rx · Rz`.
@@ -192,15 +192,8 @@ pub fn read_ik(
             };
             links.push(link);
         }
-        // Ancestry: each link a descendant of the previous, the effector below the last.
         let effector = bone(&s, ik.effector);
-        let ordered = links
-            .windows(2)
-            .all(|w| w[0].bone != w[1].bone && s.is_ancestor_or_self(w[0].bone, w[1].bone))
-            && links
-                .last()
-                .is_some_and(|l| l.bone != effector && s.is_ancestor_or_self(l.bone, effector));
-        if !ordered {
+        if !ik_links_ordered(&s, ik) {
             report.notes.push(format!(
                 "IK \"{}\": links are not a parent chain down to the effector; left out",
                 b.name
@@ -235,6 +228,24 @@ pub fn read_ik(
     Ok(())
 }
 
+/// Whether `ik`'s links form a parent chain on `skeleton` (the model's, or its evaluation
+/// skeleton): base→tip each link a strict descendant of the one before, the effector strictly
+/// below the last. Chains that do not are left out of the generic definitions.
+pub(crate) fn ik_links_ordered(skeleton: &Skeleton, ik: &MmdIk) -> bool {
+    let ids: Vec<BoneId> = ik
+        .links
+        .iter()
+        .rev()
+        .map(|l| bone(skeleton, l.bone))
+        .collect();
+    let effector = bone(skeleton, ik.effector);
+    ids.windows(2)
+        .all(|w| w[0] != w[1] && skeleton.is_ancestor_or_self(w[0], w[1]))
+        && ids
+            .last()
+            .is_some_and(|&l| l != effector && skeleton.is_ancestor_or_self(l, effector))
+}
+
 /// Converts append (inherit) and fixed axes into generic pose constraints.
 ///
 /// # Errors
@@ -244,7 +255,7 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
-    read_constraints(model, builder, true, true, report)
+    read_constraints(model, builder, true, true, false, report)
 }
 
 /// Converts append (with `append`) and fixed axes (with `fixed_axes`) into pose constraints.
@@ -253,9 +264,14 @@ pub(crate) fn read_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     append: bool,
     fixed_axes: bool,
+    mmd_order: bool,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
+    let mut rank = vec![0; model.bones.len()];
+    for (k, &b) in model.eval_order.iter().enumerate() {
+        rank[b] = k;
+    }
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
             Some(a) if append && (a.rotation || a.translation) => {
@@ -265,12 +281,33 @@ pub(crate) fn read_constraints(
                         b.name
                     ));
                 }
-                Some(TransformInheritance::new(
-                    bone(&s, a.source),
-                    a.ratio,
-                    a.translation,
-                    a.rotation,
-                )?)
+                // In MMD's order, a source that appends itself and comes later is read in the
+                // state each frame starts from: no append of that kind passes on.
+                let src = &model.bones[a.source];
+                let late = |kind: fn(&MmdAppend) -> bool| {
+                    mmd_order
+                        && !a.local
+                        && rank[a.source] > rank[i]
+                        && src.append.is_some_and(|s| kind(&s))
+                };
+                let rotation = a.rotation && !late(|s| s.rotation);
+                let translation = a.translation && !late(|s| s.translation);
+                if (rotation, translation) != (a.rotation, a.translation) {
+                    report.notes.push(format!(
+                        "bone \"{}\": its append source \"{}\" appends itself and comes later in MMD's order; what it would pass on is read as nothing, as MMD reads it",
+                        b.name, src.name
+                    ));
+                }
+                (rotation || translation)
+                    .then(|| {
+                        TransformInheritance::new(
+                            bone(&s, a.source),
+                            a.ratio,
+                            translation,
+                            rotation,
+                        )
+                    })
+                    .transpose()?
             }
             _ => None,
         };
@@ -385,6 +422,7 @@ impl MmdSkeletonDynamicsReader {
             builder,
             true,
             self.options.fixed_axis_constraints,
+            self.options.evaluation_order,
             &mut report,
         )?;
         read_physics(model, builder, &self.options, &mut report)?;

@@ -63,6 +63,7 @@ impl MmdSkeletonInstance {
             &mut builder,
             options.append,
             reader.fixed_axis_constraints,
+            reader.evaluation_order,
             &mut report,
         )?;
         let dynamics = builder.attach(&mut generic)?;

@@ -1,6 +1,7 @@
 //! Where MMD's bone-by-bone evaluation and the generic definitions part ([`GenericGap`]).
 
 use super::MmdModel;
+use crate::dynamics_reader::ik_links_ordered;
 
 /// A rule of MMD's bone-by-bone evaluation ([`MmdInstance`](crate::MmdInstance), after
 /// babylon-mmd) that the generic definitions ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance))
@@ -21,10 +22,18 @@ pub enum GenericGap {
         /// File index.
         bone: usize,
     },
-    /// The bone appends from a source that appends itself and that MMD evaluates after it:
-    /// MMD reads the source's append state as the previous evaluation left it, the generic
-    /// inheritance the source's current constrained pose.
+    /// The bone appends rotation from a source that appends rotation itself, comes later in
+    /// MMD's order and is a link of an IK solved before the bone: MMD passes on that IK's
+    /// rotation of the source (its append state is reset; the reader reads such an append as
+    /// nothing, which is exact without the IK).
     LateAppendSource {
+        /// File index.
+        bone: usize,
+    },
+    /// The bone owns an IK whose links do not form a parent chain down to the effector (a link
+    /// listed twice, out of order, or not above the effector): the generic reader leaves the
+    /// chain out, MMD solves it as listed.
+    UnreadIk {
         /// File index.
         bone: usize,
     },
@@ -48,11 +57,14 @@ impl MmdModel {
         for (k, &b) in self.eval_order.iter().enumerate() {
             rank[b] = k;
         }
-        // Bones in the file subtree of some IK link (the link included).
+        // Bones in the file subtree of some IK link (the link included), and per link the
+        // earliest rank of an IK that turns it.
         let mut moved_by_ik = vec![false; n];
-        for ik in self.bones.iter().filter_map(|b| b.ik.as_ref()) {
-            for link in &ik.links {
+        let mut turned_at = vec![usize::MAX; n];
+        for (owner, b) in self.bones.iter().enumerate() {
+            for link in b.ik.iter().flat_map(|ik| &ik.links) {
                 moved_by_ik[link.bone] = true;
+                turned_at[link.bone] = turned_at[link.bone].min(rank[owner]);
             }
         }
         for i in 0..n {
@@ -70,15 +82,25 @@ impl MmdModel {
                 }
             }
         }
+        let skeleton = self.evaluation_skeleton();
         let mut gaps = Vec::new();
         for (i, b) in self.bones.iter().enumerate() {
+            if let Some(ik) = b.ik.as_ref().filter(|ik| ik.iterations > 0) {
+                if !ik_links_ordered(&skeleton, ik) {
+                    gaps.push(GenericGap::UnreadIk { bone: i });
+                }
+            }
             if physics && b.after_physics {
                 gaps.push(GenericGap::AfterPhysics { bone: i });
             }
             if let Some(a) = b.append.filter(|a| a.rotation || a.translation) {
                 if a.local {
                     gaps.push(GenericGap::LocalAppend { bone: i });
-                } else if rank[a.source] > rank[i] && self.bones[a.source].append.is_some() {
+                } else if a.rotation
+                    && rank[a.source] > rank[i]
+                    && self.bones[a.source].append.is_some_and(|s| s.rotation)
+                    && turned_at[a.source] < rank[i]
+                {
                     gaps.push(GenericGap::LateAppendSource { bone: i });
                 }
             }
