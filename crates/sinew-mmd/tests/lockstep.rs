@@ -28,6 +28,24 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
     };
     let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
     let motion = Arc::new(MmdMotion::from_vmd(&Vmd::parse(&vmd).unwrap(), Some(&model)).unwrap());
+    // The pairs the plan finds (sinew's one footprint test, `SolveFootprint`): hair, legs,
+    // toes.
+    let pairs: Vec<(&str, &str)> = (model.plan().lockstep_pairs())
+        .map(|(a, b)| {
+            (
+                model.bones()[a].name.as_str(),
+                model.bones()[b].name.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("左髪ＩＫ", "右髪ＩＫ"),
+            ("左足ＩＫ", "右足ＩＫ"),
+            ("左つま先ＩＫ", "右つま先ＩＫ")
+        ]
+    );
     let left_leg = model.bone_index("左足ＩＫ").unwrap();
     let mut paired = MmdInstance::new(Arc::clone(&model));
     let mut alone = MmdInstance::new(Arc::clone(&model));

@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use sinew::dynamics::SolveFootprint;
 use sinew::ik::ccd::LinkPlan;
 
 use super::MmdInstance;
@@ -39,58 +40,32 @@ impl MmdInstance {
     }
 }
 
-/// Whether chains `a` and `b` touch disjoint bones: neither writes (its base link's subtree)
-/// a bone the other reads (its path, its base's and IK bone's ancestors, the IK bone, the
-/// append sources of the bones it writes) or writes.
+/// Whether the IKs owned by `a` and `b` touch disjoint bones: each one's
+/// [`SolveFootprint`] (writes: its base link's subtree and what appends from it; reads: its
+/// path, its owner, their ancestry, the append sources of what it writes), neither owner
+/// among what it writes and no written bone owning an IK (whose solve the pair would skip).
 fn disjoint(model: &MmdModel, ik_path: &[Vec<usize>], a: usize, b: usize) -> bool {
     let bones = &model.bones;
-    let n = bones.len();
-    let sets = |o: usize| -> Option<(Vec<bool>, Vec<bool>)> {
-        let ik = bones[o].ik.as_ref()?;
-        let base = ik.links.last()?.bone;
-        let mut writes = vec![false; n];
-        writes[base] = true;
-        // Children of written bones join until none does (once per level of depth).
-        let mut grew = true;
-        while grew {
-            grew = false;
-            for (i, bone) in bones.iter().enumerate() {
-                if !writes[i] && bone.parent.is_some_and(|p| writes[p]) {
-                    writes[i] = true;
-                    grew = true;
-                }
-            }
-        }
-        if writes[o] || (0..n).any(|i| writes[i] && bones[i].ik.is_some()) {
-            return None;
-        }
-        let mut reads = vec![false; n];
-        for &p in &ik_path[o] {
-            reads[p] = true;
-        }
-        reads[o] = true;
-        for start in [base, o] {
-            let (mut b, mut steps) = (start, 0);
-            while let Some(p) = bones[b].parent {
-                if reads[p] || steps > n {
-                    break;
-                }
-                reads[p] = true;
-                b = p;
-                steps += 1;
-            }
-        }
-        for (i, bone) in bones.iter().enumerate() {
-            if let (true, Some(append)) = (writes[i], bone.append) {
-                reads[append.source] = true;
-            }
-        }
-        Some((writes, reads))
+    let appends: Vec<(usize, usize)> = (bones.iter().enumerate())
+        .filter_map(|(i, b)| b.append.map(|a| (i, a.source)))
+        .collect();
+    let footprint = |o: usize| -> Option<SolveFootprint> {
+        let base = bones[o].ik.as_ref()?.links.last()?.bone;
+        let f = SolveFootprint::new(
+            bones.len(),
+            |i| bones[i].parent,
+            base,
+            &ik_path[o],
+            &[base, o],
+            &appends,
+        );
+        let owns_ik = |i: usize| f.writes(i) && bones[i].ik.is_some();
+        (!f.writes(o) && !(0..bones.len()).any(owns_ik)).then_some(f)
     };
-    let (Some((wa, ra)), Some((wb, rb))) = (sets(a), sets(b)) else {
-        return false;
-    };
-    (0..n).all(|i| !(wa[i] && (rb[i] || wb[i])) && !(wb[i] && ra[i]))
+    match (footprint(a), footprint(b)) {
+        (Some(fa), Some(fb)) => fa.disjoint(&fb),
+        _ => false,
+    }
 }
 
 /// Per IK bone, how its chain is solved: `Some(partner)` for the first of a lockstep pair (the

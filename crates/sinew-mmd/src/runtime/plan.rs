@@ -113,6 +113,12 @@ impl MmdPlan {
         }
     }
 
+    /// The IK chains solved in lockstep, as `(first, second)` owner bones (file indices) in
+    /// MMD's evaluation order.
+    pub fn lockstep_pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (self.partner.iter().enumerate()).filter_map(|(a, b)| b.map(|b| (a, b)))
+    }
+
     /// Bytes the plan holds on the heap (shared by every instance of the model).
     #[must_use]
     pub fn heap_bytes(&self) -> usize {

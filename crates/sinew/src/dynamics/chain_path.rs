@@ -4,10 +4,10 @@
 //! it and its solver plan, and the chain it may be solved beside in lockstep lanes.
 
 use crate::ik::ccd::LinkPlan;
-use crate::skeleton::Skeleton;
+use crate::skeleton::{Skeleton, NO_PARENT};
 use crate::BoneId;
 
-use super::{ChainSolver, IkChain, TargetMode};
+use super::{ChainSolver, IkChain, SolveFootprint, TargetMode};
 
 /// A CCD chain as its iterations see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,58 +97,24 @@ impl ChainPath {
     }
 }
 
-/// The bones a chain's solve writes (its base link's subtree, with the targets of pose
-/// constraints fed from it) and reads (its path, the ancestors of its base and controller,
-/// the controller, the sources of the constraints on what it writes).
+/// The [`SolveFootprint`] of `chain` on `path`: reads its path, its base link's and
+/// controller's ancestry, the sources of the constraints on what it writes.
 fn footprint(
     chain: &IkChain,
     path: &ChainPath,
     skeleton: &Skeleton,
-    constraints: &[(BoneId, BoneId)],
-) -> (Vec<bool>, Vec<bool>) {
-    let n = skeleton.len();
-    let mut writes = vec![false; n];
-    let mut stack = vec![chain.base()];
-    while let Some(b) = stack.pop() {
-        if !writes[b.index()] {
-            writes[b.index()] = true;
-            stack.extend_from_slice(skeleton.children(b));
-        }
-    }
-    // Constraint targets fed from written bones are rewritten (until nothing changes).
-    let mut grew = true;
-    while grew {
-        grew = false;
-        for &(target, source) in constraints {
-            if writes[source.index()] && !writes[target.index()] {
-                writes[target.index()] = true;
-                let mut stack = vec![target];
-                while let Some(b) = stack.pop() {
-                    writes[b.index()] = true;
-                    stack.extend(skeleton.children(b).iter().filter(|c| !writes[c.index()]));
-                }
-                grew = true;
-            }
-        }
-    }
-    let mut reads = vec![false; n];
-    for b in path.bones.iter() {
-        reads[b.index()] = true;
-    }
-    for start in [chain.base(), chain.controller()] {
-        reads[start.index()] = true;
-        let mut b = start;
-        while let Some(p) = skeleton.parent(b) {
-            reads[p.index()] = true;
-            b = p;
-        }
-    }
-    for &(target, source) in constraints {
-        if writes[target.index()] {
-            reads[source.index()] = true;
-        }
-    }
-    (writes, reads)
+    constraints: &[(usize, usize)],
+) -> SolveFootprint {
+    let path: Vec<usize> = path.bones.iter().map(|b| b.index()).collect();
+    let parents = skeleton.parent_indices();
+    SolveFootprint::new(
+        skeleton.len(),
+        |i| (parents[i] != NO_PARENT).then_some(usize::from(parents[i])),
+        chain.base().index(),
+        &path,
+        &[chain.base().index(), chain.controller().index()],
+        constraints,
+    )
 }
 
 /// Per chain, its [`ChainPath`] with lockstep partners found: a chain and the next one in
@@ -163,6 +129,9 @@ pub(crate) fn chain_paths(
 ) -> Vec<Option<ChainPath>> {
     let mut paths: Vec<Option<ChainPath>> =
         chains.iter().map(|c| ChainPath::of(c, skeleton)).collect();
+    let constraints: Vec<(usize, usize)> = (constraints.iter())
+        .map(|(t, s)| (t.index(), s.index()))
+        .collect();
     let mut i = 0;
     while i + 1 < chains.len() {
         let (a, b) = (i, i + 1);
@@ -172,9 +141,12 @@ pub(crate) fn chain_paths(
                     && in_closure[b].is_none()
                     && pa.same_shape(&chains[a], pb, &chains[b]) =>
             {
-                let (wa, ra) = footprint(&chains[a], pa, skeleton, constraints);
-                let (wb, rb) = footprint(&chains[b], pb, skeleton, constraints);
-                (0..skeleton.len()).all(|k| !(wa[k] && (rb[k] || wb[k])) && !(wb[k] && ra[k]))
+                footprint(&chains[a], pa, skeleton, &constraints).disjoint(&footprint(
+                    &chains[b],
+                    pb,
+                    skeleton,
+                    &constraints,
+                ))
             }
             _ => false,
         };
