@@ -13,11 +13,12 @@
 //! (BENCHMARKS.md). Physics runs on its frame ([`MmdSkeletonInstance::write_locals`] → a
 //! physics step → [`MmdSkeletonInstance::set_world_from_skeleton_order`]).
 //!
-//! What it does not model is listed per model by [`MmdModel::generic_gaps`]: bones flagged
-//! "after physics" (evaluated with the others, which differs only when physics runs), a local
-//! append (read as a non-local one, reported by the reader), an append whose source appends
-//! itself and is evaluated later, and a bone evaluated before its parent that an IK moves. The
-//! tools evaluate a model with any of them through [`MmdInstance`].
+//! What it does not model is listed per model by [`MmdModel::generic_gaps`]: with physics,
+//! bones flagged "after physics" that read more than their parent (plain ones follow their
+//! parent through the step, as in MMD), a local append (read as a non-local one, reported by
+//! the reader), an append from a later, self-appending source that an earlier IK turns, an IK
+//! whose links are not a parent chain, and a bone evaluated before its parent that an IK moves.
+//! The tools evaluate a model with any of them through [`MmdInstance`].
 
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use sinew::dynamics::DynamicsError;
 use sinew::{Skeleton, SkeletonInstance, Transform};
 
 use crate::dynamics_reader::{read_constraints, read_ik, MmdReaderOptions, ReadReport};
-use crate::{EvalOptions, MmdInstance, MmdModel};
+use crate::{EvalOptions, GenericGap, MmdInstance, MmdModel};
 
 /// An [`MmdModel`] evaluated by a generic [`SkeletonInstance`] (see the module docs).
 #[derive(Debug)]
@@ -126,12 +127,15 @@ impl MmdSkeletonInstance {
     }
 
     /// Whether a physics step may run between [`Self::evaluate`] and
-    /// [`Self::set_world_from_skeleton_order`]: no bone is flagged "after physics" (MMD would
-    /// evaluate it after the step; [`MmdModel::generic_gaps`] lists every difference). The step works on the model's own skeleton; the pose goes
-    /// in and out in file order, so a bone MMD evaluates before its parent keeps its place.
+    /// [`Self::set_world_from_skeleton_order`] as MMD runs it: no bone flagged "after physics"
+    /// reads more than its parent ([`GenericGap::AfterPhysics`]; a plain one follows its parent
+    /// through the step's hierarchy, as MMD evaluates it after the step). The step works on the
+    /// model's own skeleton; the pose goes in and out in file order, so a bone MMD evaluates
+    /// before its parent keeps its place. Derived from the model on each call.
     #[must_use]
     pub fn physics_ready(&self) -> bool {
-        !self.model.has_after_physics_bones()
+        !(self.model.generic_gaps(true).iter())
+            .any(|g| matches!(g, GenericGap::AfterPhysics { .. }))
     }
 
     /// Writes the evaluated pose as local transforms of the model's skeleton (skeleton order,

@@ -37,7 +37,7 @@
 //! What the evaluation derives from the model alone (orders, children, IK paths, link data,
 //! lockstep partners) is an [`MmdPlan`] computed once per model and shared by its instances
 //! (`runtime/plan.rs`); an instance holds only per-character buffers ([`MmdInstance::heap_bytes`]:
-//! 30.6 KB for miku_v2, was ≈ 75 KB with a private copy of the plan and scratch sized to the
+//! 30.4 KB for miku_v2, was ≈ 75 KB with a private copy of the plan and scratch sized to the
 //! bone count).
 //!
 //! Rule sources: babylon-mmd `ikSolver.ts`, `mmdRuntimeBone.ts`, `appendTransformSolver.ts`

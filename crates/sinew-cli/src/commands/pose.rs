@@ -190,7 +190,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         {
             return Err(bad_input(
                 &PathBuf::from("--runtime"),
-                "this model has bones MMD evaluates after physics: --physics needs --runtime mmd",
+                "this model has after-physics bones that read more than their parent (MmdModel::generic_gaps): --physics needs --runtime mmd",
             ))
         }
         Some(choice) => choice,

@@ -10,8 +10,11 @@ use crate::dynamics_reader::ik_links_ordered;
 /// back to `MmdInstance` for a model with any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GenericGap {
-    /// The bone is flagged "after physics": with physics running, MMD evaluates it after the
-    /// step (without physics the order changes nothing).
+    /// The bone is flagged "after physics" and its evaluation reads more than its parent
+    /// (it appends, owns an IK or lies on an IK's path), carries a rigid body, or has a child
+    /// evaluated before physics: with physics running, MMD evaluates it after the step. (A
+    /// plain after-physics bone follows its parent through the physics step's hierarchy, as in
+    /// MMD; without physics the order changes nothing.)
     AfterPhysics {
         /// File index.
         bone: usize,
@@ -82,6 +85,39 @@ impl MmdModel {
                 }
             }
         }
+        // Bones whose after-physics evaluation reads more than their parent.
+        let mut involved = vec![false; n];
+        for (owner, b) in self.bones.iter().enumerate() {
+            let Some(ik) = &b.ik else { continue };
+            involved[owner] = true;
+            let base = ik.links.last().map(|l| l.bone);
+            let mut bone = Some(ik.effector);
+            for _ in 0..n {
+                let Some(k) = bone else { break };
+                involved[k] = true;
+                if Some(k) == base {
+                    break;
+                }
+                bone = self.bones[k].parent;
+            }
+            for link in &ik.links {
+                involved[link.bone] = true;
+            }
+        }
+        for body in &self.rigid_bodies {
+            if let Some(k) = body.bone {
+                involved[k] = true;
+            }
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            if b.append.is_some() {
+                involved[i] = true;
+            }
+            if let Some(p) = b.parent.filter(|_| !b.after_physics) {
+                // A before-physics child of an after-physics bone.
+                involved[p] = true;
+            }
+        }
         let skeleton = self.evaluation_skeleton();
         let mut gaps = Vec::new();
         for (i, b) in self.bones.iter().enumerate() {
@@ -90,7 +126,7 @@ impl MmdModel {
                     gaps.push(GenericGap::UnreadIk { bone: i });
                 }
             }
-            if physics && b.after_physics {
+            if physics && b.after_physics && involved[i] {
                 gaps.push(GenericGap::AfterPhysics { bone: i });
             }
             if let Some(a) = b.append.filter(|a| a.rotation || a.translation) {
