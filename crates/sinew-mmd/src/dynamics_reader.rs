@@ -11,7 +11,8 @@
 //!   Chains without a valid effector or links, or whose links are not in ancestry order, are
 //!   left out (and listed in the returned report).
 //! * Bone constraints: append → [`TransformInheritance`] (ratio, translation, rotation; a
-//!   *local* append has no generic equivalent and is read as a non-local one, reported);
+//!   *local* append reads the source's world pose, [`InheritanceSpace::World`], as babylon-mmd
+//!   does — read as a non-local one, reported, when MMD evaluates its source later);
 //!   fixed axis → the constraint's fixed axis (MMD bones have no rest rotation, so model axes
 //!   are local axes), or, for MMD runtimes, MMD's own rule on the animated input
 //!   ([`MmdReaderOptions::fixed_axis_constraints`]).
@@ -27,8 +28,8 @@
 use glam::{Quat, Vec3};
 use sinew::dynamics::{
     BodyMode, BonePoseConstraint, ChainSolver, DynamicsError, IkChain, IkChainParams, IkLink,
-    Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape, SkeletonDynamicsBuilder,
-    SkeletonDynamicsReader, TargetMode, TransformInheritance,
+    InheritanceSpace, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape,
+    SkeletonDynamicsBuilder, SkeletonDynamicsReader, TargetMode, TransformInheritance,
 };
 use sinew::ik::{Hinge, IkJoint, RotationLimit};
 use sinew::math::euler_xyz_from_quat;
@@ -275,9 +276,15 @@ pub(crate) fn read_constraints(
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
             Some(a) if append && (a.rotation || a.translation) => {
-                if a.local {
+                // A local append reads the source's world pose (babylon-mmd); one from a source
+                // evaluated later in MMD's order reads the world matrix every frame starts
+                // from, which no inheritance expresses.
+                let world = a.local
+                    && !(mmd_order && rank[a.source] > rank[i])
+                    && !s.is_ancestor_or_self(bone(&s, i), bone(&s, a.source));
+                if a.local && !world {
                     report.notes.push(format!(
-                        "bone \"{}\": local append read as non-local",
+                        "bone \"{}\": local append from a bone evaluated later or below it read as non-local",
                         b.name
                     ));
                 }
@@ -298,6 +305,11 @@ pub(crate) fn read_constraints(
                         b.name, src.name
                     ));
                 }
+                let space = if world {
+                    InheritanceSpace::World
+                } else {
+                    InheritanceSpace::Local
+                };
                 (rotation || translation)
                     .then(|| {
                         TransformInheritance::new(
@@ -306,6 +318,7 @@ pub(crate) fn read_constraints(
                             translation,
                             rotation,
                         )
+                        .map(|t| t.in_space(space))
                     })
                     .transpose()?
             }

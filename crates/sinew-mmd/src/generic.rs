@@ -15,8 +15,9 @@
 //!
 //! What it does not model is listed per model by [`MmdModel::generic_gaps`]: with physics,
 //! bones flagged "after physics" that read more than their parent (plain ones follow their
-//! parent through the step, as in MMD), a local append (read as a non-local one, reported by
-//! the reader), an append from a later, self-appending source that an earlier IK turns, an IK
+//! parent through the step, as in MMD), a local append from a bone evaluated later or below
+//! it or moved by an IK (other local appends read the source's world pose, as babylon-mmd
+//! does), an append from a later, self-appending source that an earlier IK turns, an IK
 //! whose links are not a parent chain, and a bone evaluated before its parent that an IK moves.
 //! The tools evaluate a model with any of them through [`MmdInstance`].
 

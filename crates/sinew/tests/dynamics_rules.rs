@@ -757,3 +757,71 @@ fn skeleton_builder_dynamics_callback() {
         "{err}"
     );
 }
+
+/// World-space inheritance (a PMX local append) reads the source's world pose relative to its
+/// bind pose, composed from its ancestors' current locals; its target may not be an ancestor of
+/// the source, and it is ordered after every constraint on the source's ancestry.
+#[test]
+fn world_space_inheritance_reads_the_source_world_pose() {
+    let s = skeleton();
+    // b2 inherits a3's world motion: a1 turned about Z and a2 moved move a3 in the world.
+    let world = |translation: bool, rotation: bool| {
+        TransformInheritance::new(id(&s, "a3"), 0.5, translation, rotation)
+            .unwrap()
+            .in_space(InheritanceSpace::World)
+    };
+    assert_eq!(world(true, true).space(), InheritanceSpace::World);
+    assert_eq!(
+        TransformInheritance::new(id(&s, "a3"), 0.5, true, true)
+            .unwrap()
+            .space(),
+        InheritanceSpace::Local
+    );
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.pose(BonePoseConstraint::new(id(&s, "b2"), Some(world(true, true)), None).unwrap());
+    // a constraint on a3's ancestor a2 (inheriting far's local motion) must come first.
+    let local = TransformInheritance::new(id(&s, "far"), 1.0, true, false).unwrap();
+    b.pose(BonePoseConstraint::new(id(&s, "a2"), Some(local), None).unwrap());
+    let d = b.build().unwrap();
+    let order: Vec<BoneId> = d.pose_constraints().iter().map(|c| c.bone()).collect();
+    assert_eq!(order, [id(&s, "a2"), id(&s, "b2")]);
+
+    let mut model = Model::new(Arc::clone(&s));
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.pose(BonePoseConstraint::new(id(&s, "b2"), Some(world(true, true)), None).unwrap());
+    b.pose(BonePoseConstraint::new(id(&s, "a2"), Some(local), None).unwrap());
+    b.attach(&mut model).unwrap();
+    let mut inst = sinew::SkeletonInstance::new(&model);
+    let turn = glam::Quat::from_rotation_z(0.4);
+    inst.input_mut()[id(&s, "a1").index()].rotation = turn;
+    inst.input_mut()[id(&s, "far").index()].translation += Vec3::new(0.0, 0.0, 2.0);
+    inst.update_transform();
+    // a3's world pose: a1 turned, a2 moved 2 along Z (from far); relative to its bind pose.
+    let rest = s.rest_world();
+    let a2 = rest[id(&s, "a1").index()]
+        * glam::Affine3A::from_quat(turn)
+        * glam::Affine3A::from_translation(Vec3::new(-1.0, 1.0, 2.0));
+    let a3 = a2 * glam::Affine3A::from_translation(Vec3::new(1.0, 1.0, 0.0));
+    let moved = Vec3::from(a3.translation - rest[id(&s, "a3").index()].translation);
+    let local = inst.state().locals()[id(&s, "b2").index()];
+    let expected = s.rest(id(&s, "b2")).translation + moved * 0.5;
+    assert!(
+        local.translation.abs_diff_eq(expected, 1e-5),
+        "{} vs {expected}",
+        local.translation
+    );
+    let expected = glam::Quat::from_rotation_z(0.2);
+    assert!(
+        local.rotation.abs_diff_eq(expected, 1e-5),
+        "{} vs {expected}",
+        local.rotation
+    );
+
+    // The target may not be an ancestor of the source.
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.pose(BonePoseConstraint::new(id(&s, "a1"), Some(world(true, false)), None).unwrap());
+    assert!(matches!(
+        b.build(),
+        Err(DynamicsError::InheritanceCycle { .. })
+    ));
+}

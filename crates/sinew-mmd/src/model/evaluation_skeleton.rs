@@ -25,8 +25,8 @@ impl MmdModel {
     /// The skeleton MMD's evaluation order implies: [`Self::skeleton`], except that a bone MMD
     /// evaluates before its parent ([`Self::bones_evaluated_before_parent`]) hangs from the
     /// model's origin, its rest translation still its offset from the parent (MMD composes it
-    /// with the identity it finds there), its inverse bind still its own position (MMD skins
-    /// with the bones' file positions). The same `Arc` as [`Self::skeleton`] when no bone is
+    /// with the identity it finds there); every bone's inverse bind is still its own file
+    /// position (MMD skins and appends with those, also below such a bone). The same `Arc` as [`Self::skeleton`] when no bone is
     /// evaluated early (every well-formed model). Bones keep their file order as source
     /// indices. Derived on first use.
     ///
@@ -53,8 +53,9 @@ impl MmdModel {
                     Transform::from_translation(b.rest_offset),
                 );
             }
-            for &i in &early {
-                let b = &self.bones[i];
+            // Every bone's bind is its file position, as MMD skins and appends (a bone below
+            // an early one has a different rest world here).
+            for b in &self.bones {
                 builder =
                     builder.inverse_bind(b.name.clone(), Affine3A::from_translation(-b.position));
             }

@@ -19,8 +19,10 @@ pub enum GenericGap {
         /// File index.
         bone: usize,
     },
-    /// The bone appends locally (from its source's world transform); the generic inheritance
-    /// reads the source's local pose.
+    /// The bone appends locally (from its source's world transform) from a source MMD
+    /// evaluates after it (MMD reads the world matrix the frame starts from) or below it, or
+    /// one an IK moves (MMD reads it as of the bone's turn in the order; the generic
+    /// inheritance reads it as every IK left it).
     LocalAppend {
         /// File index.
         bone: usize,
@@ -131,7 +133,13 @@ impl MmdModel {
             }
             if let Some(a) = b.append.filter(|a| a.rotation || a.translation) {
                 if a.local {
-                    gaps.push(GenericGap::LocalAppend { bone: i });
+                    let below = skeleton.is_ancestor_or_self(
+                        skeleton.from_source_index(i).expect("a file bone"),
+                        skeleton.from_source_index(a.source).expect("a file bone"),
+                    );
+                    if rank[a.source] > rank[i] || moved_by_ik[a.source] || below {
+                        gaps.push(GenericGap::LocalAppend { bone: i });
+                    }
                 } else if a.rotation
                     && rank[a.source] > rank[i]
                     && self.bones[a.source].append.is_some_and(|s| s.rotation)

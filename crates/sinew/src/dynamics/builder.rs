@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::chain_path::chain_paths;
 use super::{
-    BonePoseConstraint, DiamondConstraint, DynamicsError, IkChain, Joint, Physics, RigidBody,
-    SkeletonDynamics, TargetMode,
+    BonePoseConstraint, DiamondConstraint, DynamicsError, IkChain, InheritanceSpace, Joint,
+    Physics, RigidBody, SkeletonDynamics, TargetMode,
 };
 use crate::{BoneId, Model, Skeleton};
 
@@ -453,6 +453,26 @@ impl SkeletonDynamicsBuilder {
                 if let Some(&src) = index.get(&inh.source()) {
                     indegree[i] += 1;
                     dependents[src].push(i);
+                }
+                if inh.space() == InheritanceSpace::World {
+                    // The source's world pose composes its ancestors' constrained locals; the
+                    // target must not be one of them.
+                    if s.is_ancestor_or_self(c.bone(), inh.source()) {
+                        return Err(DynamicsError::InheritanceCycle {
+                            bones: vec![
+                                s.name(c.bone()).to_owned(),
+                                s.name(inh.source()).to_owned(),
+                            ],
+                        });
+                    }
+                    let mut a = s.parent(inh.source());
+                    while let Some(b) = a {
+                        if let Some(&k) = index.get(&b) {
+                            indegree[i] += 1;
+                            dependents[k].push(i);
+                        }
+                        a = s.parent(b);
+                    }
                 }
             }
         }

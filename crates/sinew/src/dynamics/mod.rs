@@ -28,4 +28,4 @@ pub use error::DynamicsError;
 pub use footprint::SolveFootprint;
 pub use ik_chain::{ChainSolver, IkChain, IkChainParams, IkLink, TargetMode};
 pub use physics::{BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape};
-pub use pose_constraint::{BonePoseConstraint, TransformInheritance};
+pub use pose_constraint::{BonePoseConstraint, InheritanceSpace, TransformInheritance};

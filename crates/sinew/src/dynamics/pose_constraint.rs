@@ -5,17 +5,35 @@ use glam::Vec3;
 use super::DynamicsError;
 use crate::BoneId;
 
-/// A bone inheriting part of another bone's evaluated local motion.
+/// Which motion of the source an inheritance reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum InheritanceSpace {
+    /// The source's evaluated local pose delta from its rest pose (the specification's
+    /// inheritance): translation `current − rest`, rotation `rest⁻¹ · current`.
+    #[default]
+    Local,
+    /// The source's world (model-space) pose relative to its bind pose, composed from the
+    /// evaluated local poses of the source and its ancestors as they stand when the constraint
+    /// is applied: translation `inverse_bind · world position` (the world position minus the
+    /// bind position for a bind without rotation), rotation `world rotation · bind rotation⁻¹`.
+    /// A PMX *local* append, as babylon-mmd evaluates it. The target may not be an ancestor of
+    /// the source.
+    World,
+}
+
+/// A bone inheriting part of another bone's evaluated motion.
 ///
-/// The source provides its current local pose **delta** from its rest pose (not its rest pose
-/// or world position): translation delta × `weight`, and rotation delta slerped from identity
-/// by `weight`. The weight is finite and may be negative (mirrored motion).
+/// The source provides its motion ([`InheritanceSpace`]: by default its current local pose
+/// **delta** from its rest pose, not its rest pose or world position): translation delta ×
+/// `weight`, and rotation delta slerped from identity by `weight`. The weight is finite and may
+/// be negative (mirrored motion).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TransformInheritance {
     source: BoneId,
     weight: f32,
     translation: bool,
     rotation: bool,
+    space: InheritanceSpace,
 }
 
 impl TransformInheritance {
@@ -49,7 +67,20 @@ impl TransformInheritance {
             weight,
             translation,
             rotation,
+            space: InheritanceSpace::Local,
         })
+    }
+
+    /// The same inheritance reading the source's motion in `space`.
+    #[must_use]
+    pub fn in_space(self, space: InheritanceSpace) -> Self {
+        Self { space, ..self }
+    }
+
+    /// Which motion of the source is read.
+    #[must_use]
+    pub fn space(&self) -> InheritanceSpace {
+        self.space
     }
 
     /// The bone whose motion is inherited.

@@ -1,8 +1,9 @@
 //! Applying bone pose constraints to a local pose.
 
-use glam::{Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
-use crate::dynamics::BonePoseConstraint;
+use crate::dynamics::{BonePoseConstraint, InheritanceSpace};
+use crate::skeleton::NO_PARENT;
 use crate::{Skeleton, Transform};
 
 /// The rotation `q` scaled by `weight` along its own axis: `slerp(identity, q, weight)`, valid
@@ -36,40 +37,72 @@ pub fn twist_about(q: Quat, axis: Vec3) -> Quat {
 ///
 /// Inheritance reads the source's *evaluated local delta* from its rest pose — translation
 /// `current − rest`, rotation `rest⁻¹ · current` — so a source that is itself constrained
-/// passes on its constrained motion. Translation adds `delta × weight`; rotation right-multiplies
-/// the delta scaled by the weight. The fixed axis then keeps only the twist of the local
-/// rotation about the axis.
+/// passes on its constrained motion ([`InheritanceSpace::World`]: its world pose relative to its
+/// bind pose instead, composed from the current locals). Translation adds `delta × weight`;
+/// rotation right-multiplies the delta scaled by the weight. The fixed axis then keeps only the
+/// twist of the local rotation about the axis.
 pub fn apply_pose_constraints(
     skeleton: &Skeleton,
     constraints: &[BonePoseConstraint],
     locals: &mut [Transform],
 ) {
-    let rest = skeleton.rest_pose();
     for c in constraints {
         let b = c.bone().index();
-        locals[b] = constrained_local(c, rest, locals[b], locals);
+        locals[b] = constrained_local(c, skeleton, locals[b], locals);
     }
 }
 
+/// Bone `bone`'s world transform composed from `locals` along its ancestors.
+fn world_from_locals(skeleton: &Skeleton, bone: usize, locals: &[Transform]) -> Affine3A {
+    let parents = skeleton.parent_indices();
+    let matrix = |t: &Transform| {
+        Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation)
+    };
+    let mut world = matrix(&locals[bone]);
+    let mut p = parents[bone];
+    while p != NO_PARENT {
+        world = matrix(&locals[usize::from(p)]) * world;
+        p = parents[usize::from(p)];
+    }
+    world
+}
+
 /// The local of `c`'s bone when its unconstrained local is `base`: inheritance from the
-/// source's current local delta in `locals`, then the fixed axis.
+/// source's current motion in `locals`, then the fixed axis.
 #[must_use]
 pub fn constrained_local(
     c: &BonePoseConstraint,
-    rest: &[Transform],
+    skeleton: &Skeleton,
     base: Transform,
     locals: &[Transform],
 ) -> Transform {
     let mut local = base;
     if let Some(inh) = c.inheritance() {
         let s = inh.source().index();
-        let (src, src_rest) = (locals[s], rest[s]);
+        let (translation, rotation) = match inh.space() {
+            InheritanceSpace::Local => {
+                let (src, src_rest) = (locals[s], skeleton.rest_pose()[s]);
+                (
+                    src.translation - src_rest.translation,
+                    src_rest.rotation.inverse() * src.rotation,
+                )
+            }
+            InheritanceSpace::World => {
+                let world = world_from_locals(skeleton, s, locals);
+                let inverse_bind = skeleton.inverse_bind()[s];
+                let (_, bind_inverse, _) = inverse_bind.to_scale_rotation_translation();
+                let (_, rotation, _) = world.to_scale_rotation_translation();
+                (
+                    inverse_bind.transform_point3a(world.translation).into(),
+                    (rotation * bind_inverse).normalize(),
+                )
+            }
+        };
         if inh.translation() {
-            local.translation += (src.translation - src_rest.translation) * inh.weight();
+            local.translation += translation * inh.weight();
         }
         if inh.rotation() {
-            let delta = src_rest.rotation.inverse() * src.rotation;
-            local.rotation = (local.rotation * scale_rotation(delta, inh.weight())).normalize();
+            local.rotation = (local.rotation * scale_rotation(rotation, inh.weight())).normalize();
         }
     }
     if let Some(axis) = c.fixed_axis() {
@@ -97,17 +130,24 @@ pub fn reapply_after_stage(
     for ((m, a), b) in moved.iter_mut().zip(locals.iter()).zip(before) {
         *m = a != b;
     }
-    let rest = skeleton.rest_pose();
+    let parents = skeleton.parent_indices();
     let mut changed = false;
     for c in constraints {
         let t = c.bone().index();
         let Some(inh) = c.inheritance() else {
             continue;
         };
-        if moved[t] || !moved[inh.source().index()] {
+        // A world-space source moves with its ancestors too.
+        let mut source_moved = moved[inh.source().index()];
+        let mut p = parents[inh.source().index()];
+        while !source_moved && inh.space() == InheritanceSpace::World && p != NO_PARENT {
+            source_moved = moved[usize::from(p)];
+            p = parents[usize::from(p)];
+        }
+        if moved[t] || !source_moved {
             continue;
         }
-        let local = constrained_local(c, rest, base[t], locals);
+        let local = constrained_local(c, skeleton, base[t], locals);
         if local != locals[t] {
             locals[t] = local;
             moved[t] = true;
