@@ -247,6 +247,47 @@ pub(crate) fn ik_links_ordered(skeleton: &Skeleton, ik: &MmdIk) -> bool {
             .is_some_and(|&l| l != effector && skeleton.is_ancestor_or_self(l, effector))
 }
 
+/// Per bone, whether its local append is read in world space ([`InheritanceSpace::World`], as
+/// babylon-mmd evaluates it) on `skeleton`: yes unless its source is evaluated later in MMD's
+/// order (with `mmd_order`: MMD then reads the world matrix every frame starts from, which no
+/// inheritance expresses), lies below the bone, or the summed depth of the sources read so far
+/// passes [`MAX_LOCAL_APPEND_WORK`](crate::validate::MAX_LOCAL_APPEND_WORK).
+pub(crate) fn local_appends_in_world(
+    model: &MmdModel,
+    skeleton: &Skeleton,
+    mmd_order: bool,
+) -> Vec<bool> {
+    let mut rank = vec![0; model.bones.len()];
+    for (k, &b) in model.eval_order.iter().enumerate() {
+        rank[b] = k;
+    }
+    let mut work = 0u64;
+    (model.bones.iter().enumerate())
+        .map(|(i, b)| {
+            let Some(a) = b
+                .append
+                .filter(|a| a.local && (a.rotation || a.translation))
+            else {
+                return false;
+            };
+            let (target, source) = (bone(skeleton, i), bone(skeleton, a.source));
+            if (mmd_order && rank[a.source] > rank[i])
+                || skeleton.is_ancestor_or_self(target, source)
+            {
+                return false;
+            }
+            let mut depth = 1u64;
+            let mut p = skeleton.parent(source);
+            while let Some(q) = p {
+                depth += 1;
+                p = skeleton.parent(q);
+            }
+            work += depth;
+            work <= crate::validate::MAX_LOCAL_APPEND_WORK
+        })
+        .collect()
+}
+
 /// Converts append (inherit) and fixed axes into generic pose constraints.
 ///
 /// # Errors
@@ -273,18 +314,14 @@ pub(crate) fn read_constraints(
     for (k, &b) in model.eval_order.iter().enumerate() {
         rank[b] = k;
     }
+    let in_world = local_appends_in_world(model, &s, mmd_order);
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
             Some(a) if append && (a.rotation || a.translation) => {
-                // A local append reads the source's world pose (babylon-mmd); one from a source
-                // evaluated later in MMD's order reads the world matrix every frame starts
-                // from, which no inheritance expresses.
-                let world = a.local
-                    && !(mmd_order && rank[a.source] > rank[i])
-                    && !s.is_ancestor_or_self(bone(&s, i), bone(&s, a.source));
+                let world = in_world[i];
                 if a.local && !world {
                     report.notes.push(format!(
-                        "bone \"{}\": local append from a bone evaluated later or below it read as non-local",
+                        "bone \"{}\": local append from a bone evaluated later or below it (or past the work bound) read as non-local",
                         b.name
                     ));
                 }

@@ -1,7 +1,7 @@
 //! Where MMD's bone-by-bone evaluation and the generic definitions part ([`GenericGap`]).
 
 use super::MmdModel;
-use crate::dynamics_reader::ik_links_ordered;
+use crate::dynamics_reader::{ik_links_ordered, local_appends_in_world};
 
 /// A rule of MMD's bone-by-bone evaluation ([`MmdInstance`](crate::MmdInstance), after
 /// babylon-mmd) that the generic definitions ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance))
@@ -20,8 +20,9 @@ pub enum GenericGap {
         bone: usize,
     },
     /// The bone appends locally (from its source's world transform) from a source MMD
-    /// evaluates after it (MMD reads the world matrix the frame starts from) or below it, or
-    /// one an IK moves (MMD reads it as of the bone's turn in the order; the generic
+    /// evaluates after it (MMD reads the world matrix the frame starts from) or below it (or
+    /// past [`MAX_LOCAL_APPEND_WORK`](crate::validate::MAX_LOCAL_APPEND_WORK)), or one an IK
+    /// moves (MMD reads it as of the bone's turn in the order; the generic
     /// inheritance reads it as every IK left it).
     LocalAppend {
         /// File index.
@@ -121,6 +122,7 @@ impl MmdModel {
             }
         }
         let skeleton = self.evaluation_skeleton();
+        let in_world = local_appends_in_world(self, &skeleton, true);
         let mut gaps = Vec::new();
         for (i, b) in self.bones.iter().enumerate() {
             if let Some(ik) = b.ik.as_ref().filter(|ik| ik.iterations > 0) {
@@ -133,11 +135,7 @@ impl MmdModel {
             }
             if let Some(a) = b.append.filter(|a| a.rotation || a.translation) {
                 if a.local {
-                    let below = skeleton.is_ancestor_or_self(
-                        skeleton.from_source_index(i).expect("a file bone"),
-                        skeleton.from_source_index(a.source).expect("a file bone"),
-                    );
-                    if rank[a.source] > rank[i] || moved_by_ik[a.source] || below {
+                    if !in_world[i] || moved_by_ik[a.source] {
                         gaps.push(GenericGap::LocalAppend { bone: i });
                     }
                 } else if a.rotation

@@ -17,7 +17,7 @@ pub enum InheritanceSpace {
     /// is applied: translation `inverse_bind · world position` (the world position minus the
     /// bind position for a bind without rotation), rotation `world rotation · bind rotation⁻¹`.
     /// A PMX *local* append, as babylon-mmd evaluates it. The target may not be an ancestor of
-    /// the source.
+    /// the source. Each evaluation walks the source's ancestry (time linear in its depth).
     World,
 }
 
