@@ -2,7 +2,7 @@
 //! the corpus, the fuzz seeds and the regression tests hold them by name.
 
 use glam::Vec3;
-use sinew_mmd::pmx::{Pmx, PmxBoneFlags, PmxIk, PmxIkLink};
+use sinew_mmd::pmx::{Pmx, PmxAppend, PmxBoneFlags, PmxIk, PmxIkLink};
 
 use crate::gen;
 
@@ -174,4 +174,26 @@ pub fn gltf_deep_chain(n: usize) -> String {
         nodes.join(","),
         joints.join(",")
     )
+}
+
+/// A chain of `n` bones in which every bone appends locally (from its source's world pose)
+/// from its parent: reading each source's world pose walks its ancestry, so the generic
+/// definitions would do `n²/2` steps per frame without
+/// [`MAX_LOCAL_APPEND_WORK`](sinew_mmd::validate::MAX_LOCAL_APPEND_WORK).
+#[must_use]
+pub fn pmx_local_append_chain(n: usize) -> Pmx {
+    let mut model = gen::chain(n);
+    for (i, bone) in model.bones.iter_mut().enumerate().skip(1) {
+        bone.flags = bone
+            .flags
+            .with(PmxBoneFlags::LOCAL_APPEND, true)
+            .with(PmxBoneFlags::APPEND_ROTATE, true)
+            .with(PmxBoneFlags::APPEND_TRANSLATE, true);
+        bone.append = Some(PmxAppend {
+            parent: i as i32 - 1,
+            // Small: each world-space read compounds its parent's displacement.
+            ratio: 0.01,
+        });
+    }
+    model
 }

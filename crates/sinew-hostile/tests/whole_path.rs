@@ -107,6 +107,32 @@ fn deep_chain_evaluates() {
     assert!(e.to_string().contains("at most 65534"), "{e}");
 }
 
+/// Every bone of a 10,000-deep chain appends locally from its parent: the world-space reads are
+/// bounded (`MAX_LOCAL_APPEND_WORK`), the rest read as non-local, and every mode of both
+/// runtimes evaluates in bounded time.
+#[test]
+fn local_append_chain_stays_bounded() {
+    let bytes = attack::pmx_local_append_chain(10_000).to_bytes();
+    let report = path::mmd(
+        &bytes,
+        None,
+        PathOptions {
+            frames: 1,
+            physics: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(report.bones, 10_000);
+    let model = sinew_mmd::MmdModel::from_bytes(&bytes).unwrap();
+    let gaps = model.generic_gaps(false);
+    // The first ~1,400 local appends (summed depth ≤ 2^20) read world poses; the rest are
+    // reported as gaps.
+    let local = (gaps.iter())
+        .filter(|g| matches!(g, sinew_mmd::GenericGap::LocalAppend { .. }))
+        .count();
+    assert!((8_000..9_000).contains(&local), "{local}");
+}
+
 #[test]
 fn deep_gltf_chain_loads_in_linear_time() {
     let text = attack::gltf_deep_chain(20_000);
