@@ -12,10 +12,7 @@
 
 use std::path::PathBuf;
 
-use arbitrary::Unstructured;
 use glam::{Quat, Vec3};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 use serde_json::json;
 use sinew_hostile::gen::{self, GenLimits};
 use sinew_mmd::vmd::{Vmd, VmdBoneKey};
@@ -32,12 +29,11 @@ fn main() {
         joints: 0,
         links: 4,
     };
-    let mut rng = SmallRng::seed_from_u64(seed);
     let mut written = 0;
-    while written < count {
-        let mut raw = vec![0u8; 4096];
-        rand::Rng::fill_bytes(&mut rng, &mut raw);
-        let mut pmx = gen::pmx(&mut Unstructured::new(&raw), &limits).expect("generator");
+    for (_, mut pmx) in gen::seeded(seed, usize::MAX, limits) {
+        if written == count {
+            break;
+        }
         for (i, b) in pmx.bones.iter_mut().enumerate() {
             b.name = format!("b{i}");
         }

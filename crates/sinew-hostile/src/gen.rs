@@ -344,3 +344,17 @@ pub fn stacked_bodies(count: usize) -> Pmx {
         .collect();
     model
 }
+
+/// `count` generated models from a seed, as `(case, model)`: case `k` is [`pmx`] drawn from the
+/// `k`-th 4 KiB block of a [`SmallRng`](rand::rngs::SmallRng) stream seeded with `seed`, so a
+/// case number names one model for good.
+pub fn seeded(seed: u64, count: usize, limits: GenLimits) -> impl Iterator<Item = (usize, Pmx)> {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    (0..count).map(move |case| {
+        let mut raw = vec![0u8; 4096];
+        rand::Rng::fill_bytes(&mut rng, &mut raw);
+        let model = pmx(&mut Unstructured::new(&raw), &limits).expect("any bytes draw a model");
+        (case, model)
+    })
+}

@@ -8,10 +8,7 @@
 
 use std::sync::Arc;
 
-use arbitrary::Unstructured;
 use glam::{Affine3A, Quat, Vec3};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 use sinew::{SkeletonInstance, Transform};
 use sinew_hostile::gen::{self, GenLimits};
 use sinew_mmd::{
@@ -104,13 +101,9 @@ fn physics_runs_alike_through_both_runtimes_without_gaps() {
         joints: 6,
         links: 3,
     };
-    let mut rng = SmallRng::seed_from_u64(3);
     let (mut compared, mut plain_after, mut after_gap, mut after_told_apart) = (0, 0, 0, 0);
     let mut worst = 0.0f32;
-    for case in 0..400 {
-        let mut raw = vec![0u8; 4096];
-        rand::Rng::fill_bytes(&mut rng, &mut raw);
-        let pmx = gen::pmx(&mut Unstructured::new(&raw), &limits).unwrap();
+    for (case, pmx) in gen::seeded(3, 400, limits) {
         let Ok(model) = MmdModel::from_bytes(&pmx.to_bytes()) else {
             continue;
         };

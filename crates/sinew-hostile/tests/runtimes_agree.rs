@@ -6,10 +6,7 @@
 
 use std::sync::Arc;
 
-use arbitrary::Unstructured;
 use glam::{Affine3A, Quat, Vec3};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 use sinew_hostile::gen::{self, GenLimits};
 use sinew_mmd::{EvalOptions, GenericGap, MmdInstance, MmdModel, MmdSkeletonInstance};
 
@@ -66,14 +63,10 @@ fn generated_models_without_gaps_evaluate_alike() {
         joints: 0,
         links: 4,
     };
-    let mut rng = SmallRng::seed_from_u64(7);
     let (mut compared, mut with_gaps, mut told_apart) = (0, 0, 0);
     let mut worst = 0.0f32;
     let mut by_kind = [0usize; 5];
-    for case in 0..1500 {
-        let mut raw = vec![0u8; 4096];
-        rand::Rng::fill_bytes(&mut rng, &mut raw);
-        let pmx = gen::pmx(&mut Unstructured::new(&raw), &limits).unwrap();
+    for (case, pmx) in gen::seeded(7, 1500, limits) {
         let Ok(model) = MmdModel::from_bytes(&pmx.to_bytes()) else {
             continue;
         };
