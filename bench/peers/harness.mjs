@@ -22,11 +22,12 @@ const criterionDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(A.repo,
 
 // sinew's side: criterion benches (crate, bench target, filter, full id) per workload.
 // A workload may have several sinew rows (`label`): the MMD frame through the generic
-// SkeletonInstance (the tools' default) and through MmdInstance (MMD's bone-by-bone runtime).
+// SkeletonInstance (what MmdInstance and the tools use for miku_v2) and MMD's bone-by-bone
+// engine (MmdInstance::set_bone_by_bone).
 const SINEW = [
   { workload: 'mmd-frame', label: 'SkeletonInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
     id: 'frame/miku_v2 + wavefile_v2 through SkeletonInstance, sample + IK + append, advancing 1 frame', unit: 'µs/frame' },
-  { workload: 'mmd-frame', label: 'MmdInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
+  { workload: 'mmd-frame', label: 'bone by bone', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
     id: 'frame/miku_v2 + wavefile_v2, sample + IK + append (full), advancing 1 frame', unit: 'µs/frame' },
   { workload: 'mmd-frame-physics', crate: 'sinew-physics', bench: 'physics', filter: 'mmd_frame_with_physics',
     id: 'mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz', unit: 'µs/frame' },

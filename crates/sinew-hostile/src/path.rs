@@ -160,6 +160,8 @@ pub fn mmd(
         None => None,
     };
     let mut inst = MmdInstance::new(Arc::clone(&model));
+    // MMD's bone-by-bone engine; the generic one runs as `MmdSkeletonInstance` below.
+    inst.set_bone_by_bone(true);
     let mut report = PathReport {
         bones: model.bones().len(),
         warnings: model.warnings().len(),

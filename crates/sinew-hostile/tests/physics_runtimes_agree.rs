@@ -59,6 +59,8 @@ fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
     let (mut body_b, mut ragdoll_b) = physics(model)?;
     let mut generic = MmdSkeletonInstance::new(Arc::clone(model), EvalOptions::default()).ok()?;
     let mut inst = MmdInstance::new(Arc::clone(model));
+    // MMD's bone-by-bone engine (the generic one would evaluate gap-free models).
+    inst.set_bone_by_bone(true);
     inst.set_physics_active(true);
     let mut locals = vec![Transform::IDENTITY; model.skeleton().len()];
     let mut worst = 0.0f32;

@@ -39,6 +39,8 @@ fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
     for mode in ["fk", "grant", "ik", "full"] {
         let options = EvalOptions::from_mode(mode)?;
         let mut inst = MmdInstance::new(Arc::clone(model));
+        // MMD's bone-by-bone engine (the generic one would evaluate gap-free models).
+        inst.set_bone_by_bone(true);
         let mut generic = MmdSkeletonInstance::new(Arc::clone(model), options).ok()?;
         for frame in 0..3 {
             pose(&mut inst, frame);

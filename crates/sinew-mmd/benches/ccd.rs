@@ -82,6 +82,7 @@ fn bench(c: &mut Criterion) {
         ),
     ] {
         let mut inst = MmdInstance::new(leg());
+        inst.set_bone_by_bone(true);
         if let Some(t) = tolerance {
             assert!(inst.set_ik_tolerance(Some(t)));
         }

@@ -42,6 +42,8 @@ pub struct MmdSkeletonInstance {
     chains: Box<[Option<usize>]>,
     world: Vec<Affine3A>,
     report: ReadReport,
+    /// What the definitions were read for.
+    options: EvalOptions,
 }
 
 impl MmdSkeletonInstance {
@@ -88,6 +90,7 @@ impl MmdSkeletonInstance {
             ids,
             chains,
             report,
+            options,
             model,
         })
     }
@@ -156,6 +159,12 @@ impl MmdSkeletonInstance {
     /// If `world` is not the skeleton's length.
     pub fn set_world_from_skeleton_order(&mut self, world: &[Affine3A]) {
         self.model.world_to_file_order(world, &mut self.world);
+    }
+
+    /// What the definitions were read for (append, IK).
+    #[must_use]
+    pub fn options(&self) -> EvalOptions {
+        self.options
     }
 
     /// World matrices in file order (MMD model space), as of the last [`Self::evaluate`].

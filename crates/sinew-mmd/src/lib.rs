@@ -14,11 +14,14 @@
 //!  MotionPlayer / MotionMixer       VMD keys sampled (bones, morphs, IK toggles) ─┐
 //!      ▼                                                                          │
 //!  MmdInstance                      per character: animated input, morphs, IK     ◀┘
-//!      │                            toggles, then either
-//!      ├─ MmdInstance::evaluate     FK + append + CCD bone by bone in MMD's order
-//!      │                            (before / after physics; sinew-physics between)
-//!      └─ MmdSkeletonInstance       the same through the generic SkeletonInstance over
-//!         ::evaluate                the reader's MMD-runtime definitions (no physics)
+//!      │                            toggles; MmdInstance::evaluate runs either
+//!      ├─ MmdSkeletonInstance       the generic SkeletonInstance over the reader's
+//!      │                            MMD-runtime definitions (every model without a
+//!      │                            GenericGap: all the shared assets), or
+//!      └─ MMD's bone-by-bone engine FK + append + CCD in MMD's order, for the rules the
+//!                                   definitions do not express (MmdModel::generic_gaps),
+//!                                   a caller's IK tolerance, or when asked
+//!                                   (before / after physics; sinew-physics between)
 //!      ▼
 //!  world / skin matrices            → sinew-skin (mesh, SDEF), a renderer, a bake
 //! ```

@@ -1,4 +1,13 @@
-//! MMD's own frame evaluation, bone by bone, as babylon-mmd 1.3.0 (after saba) does it.
+//! [`MmdInstance`]: one character's animated input (motion, bone morphs, IK toggles) and its
+//! evaluation. A model the generic definitions express whole (no
+//! [`GenericGap`](crate::GenericGap): every shared asset) is evaluated by the generic
+//! `SkeletonInstance` ([`MmdSkeletonInstance`], one per mode used, built on first use); the
+//! rest — and any evaluation under a caller's IK tolerance, or with
+//! [`MmdInstance::set_bone_by_bone`] — by MMD's own frame evaluation, bone by bone, as
+//! babylon-mmd 1.3.0 (after saba) does it, described below. Both match babylon-mmd (the shared
+//! assets, 249 generated models: `sinew-hostile/tests/babylon_generated.rs`).
+//!
+//! The bone-by-bone evaluation of one frame:
 //!
 //! One frame ([`MmdInstance::evaluate`]):
 //!
@@ -17,7 +26,7 @@
 //!    below the link is re-evaluated after every step.
 //!
 //! The CCD itself is sinew-ik's one implementation ([`sinew::ik::ccd`]), which the generic
-//! `SkeletonInstance` runs too ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance) evaluates
+//! `SkeletonInstance` runs too ([`MmdSkeletonInstance`] evaluates
 //! a model that way); this module supplies MMD's bones to it. How the two compute the same
 //! thing faster (results equal up to f32 rounding; 76 frames of the wavefile dance stay within
 //! 2.4e-4 units of babylon-mmd in every mode):
@@ -49,6 +58,7 @@ use glam::{Affine3A, Quat, Vec3};
 use sinew::ik::ccd::PathScratch;
 
 use crate::model::MmdModel;
+use crate::MmdSkeletonInstance;
 
 mod evaluate;
 mod ik;
@@ -96,7 +106,9 @@ impl Default for EvalOptions {
 }
 
 /// One character evaluated the MMD way. Holds the animated input (per file bone: translation
-/// offset from rest and rotation), IK toggles, and the world matrices in file order.
+/// offset from rest and rotation), bone morphs, IK toggles, and the world matrices in file
+/// order; evaluates through the generic `SkeletonInstance` where the model allows it, else bone
+/// by bone (see the module docs).
 #[derive(Clone, Debug)]
 pub struct MmdInstance {
     model: Arc<MmdModel>,
@@ -137,6 +149,15 @@ pub struct MmdInstance {
     /// loader already refuses nesting deeper than [`crate::validate::MAX_IK_NESTING`]; this
     /// keeps the recursion bounded by construction.
     ik_nesting: usize,
+    /// The generic instances that evaluate the model when its definitions express every rule
+    /// (one per mode, built on first use; none when bone by bone).
+    generic: GenericSlot,
+    /// The model has no [`GenericGap`](crate::GenericGap), physics included.
+    gap_free: bool,
+    /// Bone by bone whatever the model ([`Self::set_bone_by_bone`]).
+    bone_by_bone: bool,
+    /// The last evaluation ran through `generic`.
+    using_generic: bool,
 }
 
 impl MmdInstance {
@@ -145,38 +166,79 @@ impl MmdInstance {
     pub fn new(model: Arc<MmdModel>) -> Self {
         let n = model.bones.len();
         let plan = Arc::clone(model.plan());
-        let (path, links) = (plan.max_path, plan.max_links);
         Self {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
             physics_active: false,
             world: vec![Affine3A::IDENTITY; n],
-            ik_rotation: vec![Quat::IDENTITY; n],
-            chain_rotation: vec![Quat::IDENTITY; n],
-            chain_position: vec![Vec3::ZERO; n],
-            append_rotation: vec![Quat::IDENTITY; n],
-            append_position: vec![Vec3::ZERO; n],
-            stack: Vec::with_capacity(n),
-            ik_snapshot: Vec::with_capacity(links),
+            // The bone-by-bone engine's buffers: sized on its first evaluation.
+            ik_rotation: Vec::new(),
+            chain_rotation: Vec::new(),
+            chain_position: Vec::new(),
+            append_rotation: Vec::new(),
+            append_position: Vec::new(),
+            stack: Vec::new(),
+            ik_snapshot: Vec::new(),
             lockstep: true,
             ik_tolerance: None,
-            solved_early: vec![false; n],
-            // Two lanes for lockstep pairs.
-            ccd: PathScratch::with_capacity(2 * path, 2 * links),
+            solved_early: Vec::new(),
+            ccd: PathScratch::new(),
             options: EvalOptions::default(),
             morph_weights: vec![0.0; model.morphs.len()],
             morph_effective: vec![0.0; model.morphs.len()],
             morph_translation: vec![Vec3::ZERO; n],
             morph_rotation: vec![Quat::IDENTITY; n],
             ik_nesting: 0,
+            generic: GenericSlot::default(),
+            gap_free: model.generic_gaps(true).is_empty(),
+            bone_by_bone: false,
+            using_generic: false,
             plan,
             model,
         }
     }
 
-    /// Bytes this instance holds on the heap: its per-character buffers, not the model or
-    /// the plan it shares with every other instance ([`MmdPlan::heap_bytes`]).
+    /// Sizes the bone-by-bone engine's buffers (once: its first evaluation).
+    fn bone_by_bone_buffers(&mut self) {
+        let n = self.model.bones.len();
+        if self.ik_rotation.len() == n {
+            return;
+        }
+        let (path, links) = (self.plan.max_path, self.plan.max_links);
+        self.ik_rotation = vec![Quat::IDENTITY; n];
+        self.chain_rotation = vec![Quat::IDENTITY; n];
+        self.chain_position = vec![Vec3::ZERO; n];
+        self.append_rotation = vec![Quat::IDENTITY; n];
+        self.append_position = vec![Vec3::ZERO; n];
+        self.stack = Vec::with_capacity(n);
+        self.ik_snapshot = Vec::with_capacity(links);
+        self.solved_early = vec![false; n];
+        // Two lanes for lockstep pairs.
+        self.ccd = PathScratch::with_capacity(2 * path, 2 * links);
+    }
+
+    /// Evaluates bone by bone (MMD's order, this module's engine) even where the generic
+    /// definitions express the model, which is otherwise evaluated by the generic
+    /// `SkeletonInstance` ([`Self::evaluates_generically`]). For comparisons; both match
+    /// babylon-mmd.
+    pub fn set_bone_by_bone(&mut self, on: bool) {
+        self.bone_by_bone = on;
+    }
+
+    /// Whether the last evaluation ran through the generic `SkeletonInstance`
+    /// ([`MmdSkeletonInstance`]): the model has no [`GenericGap`](crate::GenericGap) (physics
+    /// included), no IK tolerance of the caller's is set and bone-by-bone evaluation is not
+    /// forced. Otherwise MMD's bone-by-bone evaluation ran.
+    #[must_use]
+    pub fn evaluates_generically(&self) -> bool {
+        self.using_generic
+    }
+
+    /// Bytes this instance holds on the heap in its own buffers: the animated input and the
+    /// bone-by-bone engine's buffers, not the model or the plan it shares with every other
+    /// instance ([`MmdPlan::heap_bytes`]), nor the generic instance it evaluates gap-free models
+    /// with (measured with a counting allocator by the `mmd_instance_bytes` example).
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         fn bytes<T>(v: &Vec<T>) -> usize {
@@ -280,8 +342,9 @@ impl MmdInstance {
     /// every IK rotation bit-identical (ending the limited-axis phase, then the solve).
     /// `Some(distance)` trades exactness for speed: stop once within `distance` (a reachable
     /// target then stops after a few iterations instead of going on toward 1e-4 units; one the
-    /// chain cannot reach still runs every iteration, as in MMD). Returns false, changing
-    /// nothing, unless `distance` is finite and positive.
+    /// chain cannot reach still runs every iteration, as in MMD). With `Some`, evaluations run
+    /// bone by bone (the generic definitions carry each chain's tolerance). Returns false,
+    /// changing nothing, unless `distance` is finite and positive.
     pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
         match tolerance {
             Some(d) if !(d.is_finite() && d > 0.0) => false,
@@ -360,9 +423,34 @@ impl MmdInstance {
         self.evaluate_after_physics();
     }
 
-    /// Resets and evaluates the bones that are not "after physics".
+    /// Resets and evaluates the bones that are not "after physics" — every bone when the
+    /// generic `SkeletonInstance` evaluates the model ([`Self::evaluates_generically`]: its
+    /// after-physics bones, if any, follow their parents through the physics step).
     pub fn evaluate_before_physics(&mut self, options: EvalOptions) {
         self.options = options;
+        if self.gap_free && !self.bone_by_bone && self.ik_tolerance.is_none() {
+            // One generic instance per mode, built on first use (its definitions depend on
+            // the mode).
+            let slot = usize::from(options.append) | usize::from(options.ik) << 1;
+            let generic = match self.generic.0[slot].take() {
+                Some(g) => Some(g),
+                None => MmdSkeletonInstance::new(Arc::clone(&self.model), options)
+                    .ok()
+                    .map(Box::new),
+            };
+            if let Some(mut g) = generic {
+                g.set_lockstep(self.lockstep);
+                g.evaluate(self);
+                self.world.copy_from_slice(g.world());
+                self.generic.0[slot] = Some(g);
+                self.using_generic = true;
+                return;
+            }
+            // Definitions refused (never for a model this crate loaded): bone by bone.
+            self.gap_free = false;
+        }
+        self.using_generic = false;
+        self.bone_by_bone_buffers();
         self.world.fill(Affine3A::IDENTITY);
         self.ik_rotation.fill(Quat::IDENTITY);
         self.chain_rotation.fill(Quat::IDENTITY);
@@ -377,8 +465,13 @@ impl MmdInstance {
         }
     }
 
-    /// Evaluates the bones flagged "after physics" (call after physics wrote the others).
+    /// Evaluates the bones flagged "after physics" (call after physics wrote the others);
+    /// nothing to do after a generic evaluation.
     pub fn evaluate_after_physics(&mut self) {
+        if self.using_generic {
+            return;
+        }
+        self.bone_by_bone_buffers();
         let plan = Arc::clone(&self.plan);
         let order = &plan.after_physics;
         for &i in order.iter() {
@@ -444,6 +537,18 @@ impl MmdInstance {
     /// If `out` is not one entry per bone.
     pub fn skin_matrices(&self, out: &mut [Affine3A]) {
         self.model.skin_matrices(&self.world, out);
+    }
+}
+
+/// The generic instances an [`MmdInstance`] evaluates through, one per mode (append, IK)
+/// used; a clone starts without them (rebuilt on its next evaluation: the world matrices are
+/// the instance's own).
+#[derive(Debug, Default)]
+struct GenericSlot([Option<Box<MmdSkeletonInstance>>; 4]);
+
+impl Clone for GenericSlot {
+    fn clone(&self) -> Self {
+        Self::default()
     }
 }
 

@@ -47,38 +47,49 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
         ]
     );
     let left_leg = model.bone_index("左足ＩＫ").unwrap();
-    let mut paired = MmdInstance::new(Arc::clone(&model));
-    let mut alone = MmdInstance::new(Arc::clone(&model));
-    alone.set_lockstep(false);
-    // One plan for the model, shared; the instances' own buffers never grow while they
-    // evaluate (scratch sized from the plan: no allocation per frame).
-    assert!(Arc::ptr_eq(paired.plan(), alone.plan()) && Arc::ptr_eq(paired.plan(), model.plan()));
-    let bytes = [paired.heap_bytes(), alone.heap_bytes()];
-    let mut player = MotionPlayer::new(motion, &model);
-    let mut frames = 0;
-    for frame in (0..2800).step_by(3) {
-        for options in [
-            EvalOptions::default(),
-            EvalOptions::from_mode("ik").unwrap(),
-        ] {
-            for inst in [&mut paired, &mut alone] {
-                player.apply(frame as f32, inst);
-                if frame % 2 == 1 {
-                    // One leg of the pair off: the other is solved alone.
-                    inst.set_ik_enabled(left_leg, false);
-                }
-                inst.evaluate(options);
-            }
-            for (i, (a, b)) in paired.world().iter().zip(alone.world()).enumerate() {
-                assert!(
-                    a.to_cols_array() == b.to_cols_array(),
-                    "frame {frame}, bone {i} ({}): {a:?} vs {b:?}",
-                    model.bones()[i].name
-                );
-            }
+    // Both engines: the generic `SkeletonInstance` (miku_v2 has no `GenericGap`) and MMD's
+    // bone by bone, each paired and alone.
+    for bone_by_bone in [false, true] {
+        let mut paired = MmdInstance::new(Arc::clone(&model));
+        let mut alone = MmdInstance::new(Arc::clone(&model));
+        alone.set_lockstep(false);
+        for inst in [&mut paired, &mut alone] {
+            inst.set_bone_by_bone(bone_by_bone);
         }
-        frames += 1;
+        // One plan for the model, shared; the instances' own buffers never grow once they
+        // have evaluated (scratch sized from the plan: no allocation per frame).
+        assert!(
+            Arc::ptr_eq(paired.plan(), alone.plan()) && Arc::ptr_eq(paired.plan(), model.plan())
+        );
+        let mut bytes = None;
+        let mut player = MotionPlayer::new(Arc::clone(&motion), &model);
+        let mut frames = 0;
+        for frame in (0..2800).step_by(3) {
+            for options in [
+                EvalOptions::default(),
+                EvalOptions::from_mode("ik").unwrap(),
+            ] {
+                for inst in [&mut paired, &mut alone] {
+                    player.apply(frame as f32, inst);
+                    if frame % 2 == 1 {
+                        // One leg of the pair off: the other is solved alone.
+                        inst.set_ik_enabled(left_leg, false);
+                    }
+                    inst.evaluate(options);
+                    assert_eq!(inst.evaluates_generically(), !bone_by_bone);
+                }
+                for (i, (a, b)) in paired.world().iter().zip(alone.world()).enumerate() {
+                    assert!(
+                        a.to_cols_array() == b.to_cols_array(),
+                        "frame {frame}, bone {i} ({}): {a:?} vs {b:?}",
+                        model.bones()[i].name
+                    );
+                }
+            }
+            let now = [paired.heap_bytes(), alone.heap_bytes()];
+            assert_eq!(*bytes.get_or_insert(now), now);
+            frames += 1;
+        }
+        assert_eq!(frames, 934);
     }
-    assert_eq!(frames, 934);
-    assert_eq!([paired.heap_bytes(), alone.heap_bytes()], bytes);
 }

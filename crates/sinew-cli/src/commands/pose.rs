@@ -229,6 +229,9 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         None => None,
     };
     let mut inst = MmdInstance::new(Arc::clone(&model));
+    // `--runtime mmd`: MMD's bone-by-bone engine (an `MmdInstance` would otherwise evaluate a
+    // gap-free model through the generic one).
+    inst.set_bone_by_bone(!generic);
     if let Some(pose) = &pose {
         let unknown = pose.apply(&mut inst);
         for u in unknown {
