@@ -1,13 +1,14 @@
 //! MMD crowds: bytes each character holds, through either runtime.
 //!
-//! - `MmdInstance` (MMD's bone-by-bone runtime): its per-character buffers
-//!   (`MmdInstance::heap_bytes`) and the evaluation plan its model derives once and shares with
-//!   every instance (`MmdModel::plan`).
-//! - The generic `SkeletonInstance` over the MMD-runtime definitions (what the tools evaluate
-//!   through): the live heap bytes 100 instances add once each has evaluated a frame (its solver
-//!   scratch grown; the instances' own struct included), counted by a counting allocator; the
-//!   definitions are shared. `MmdSkeletonInstance` feeds one from an `MmdInstance`'s input
-//!   side, so a character evaluated that way holds both.
+//! Each figure is the live heap bytes 100 instances add once each has evaluated a frame (solver
+//! scratch grown, the instance struct included), counted by a counting allocator; what the
+//! model shares (the bone-by-bone engine's plan, `MmdModel::plan`; the generic definitions per
+//! mode) is allocated once before counting.
+//!
+//! - `MmdInstance` as it evaluates miku_v2: the animated input and the generic
+//!   `SkeletonInstance` it evaluates through (the model has no `GenericGap`);
+//! - `MmdInstance` forced bone by bone: the input and MMD's bone-by-bone engine's buffers;
+//! - a bare generic `SkeletonInstance` over the MMD-runtime definitions.
 //!
 //! `cargo run --release -p sinew-examples --example mmd_instance_bytes` (needs the shared
 //! assets).
@@ -16,7 +17,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Arc;
 
-use sinew_mmd::{MmdInstance, MmdModel, MmdReaderOptions};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdReaderOptions};
 
 /// The system allocator, counting the bytes live on the heap.
 struct Counting;
@@ -51,36 +52,55 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Live heap bytes 100 instances made by `make` add once each has evaluated a frame with
+/// `evaluate`, per instance (what the model shares is allocated before counting).
+fn per_instance<T>(make: impl Fn() -> T, evaluate: impl Fn(&mut T)) -> f64 {
+    // Warm: the model's shared plan and definitions exist before counting.
+    evaluate(&mut make());
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut crowd: Vec<T> = (0..100).map(|_| make()).collect();
+    for inst in &mut crowd {
+        evaluate(inst);
+    }
+    (LIVE.load(Ordering::Relaxed) - before) as f64 / crowd.len() as f64
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(pmd) = sinew_examples::asset("mmd/threejs-examples/miku/miku_v2.pmd") else {
         return Ok(());
     };
     let model = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd)?)?);
-    let crowd: Vec<MmdInstance> = (0..100)
-        .map(|_| MmdInstance::new(Arc::clone(&model)))
-        .collect();
-    let own = crowd[0].heap_bytes();
     let plan = model.plan().heap_bytes();
     println!(
-        "\"{}\": {} bones, {} morphs; MmdInstance: per instance {own} bytes; plan {plan} bytes, \
-         shared by all {} instances (Arc count {}); 10,000 instances: {:.2} MB",
+        "\"{}\": {} bones, {} morphs; the plan every instance shares: {plan} bytes",
         model.name(),
         model.bones().len(),
         model.morph_names().len(),
-        crowd.len(),
-        Arc::strong_count(model.plan()),
-        (own * 10_000 + plan) as f64 / 1e6
     );
-
-    let (generic, _) = model.to_sinew_model(MmdReaderOptions::mmd_runtime())?;
-    let before = LIVE.load(Ordering::Relaxed);
-    let mut instances: Vec<sinew::SkeletonInstance> = (0..100)
-        .map(|_| sinew::SkeletonInstance::new(&generic))
-        .collect();
-    for inst in &mut instances {
-        inst.update_transform();
+    for (label, bone_by_bone) in [
+        ("MmdInstance (through the generic SkeletonInstance)", false),
+        ("MmdInstance, bone by bone", true),
+    ] {
+        let per = per_instance(
+            || {
+                let mut inst = MmdInstance::new(Arc::clone(&model));
+                inst.set_bone_by_bone(bone_by_bone);
+                inst
+            },
+            |inst| inst.evaluate(EvalOptions::default()),
+        );
+        println!(
+            "{label}: per instance {per:.0} bytes live after a frame (own buffers by \
+             heap_bytes: {}); 10,000 instances: {:.2} MB",
+            MmdInstance::new(Arc::clone(&model)).heap_bytes(),
+            per * 10_000.0 / 1e6
+        );
     }
-    let per = (LIVE.load(Ordering::Relaxed) - before) as f64 / instances.len() as f64;
+    let (generic, _) = model.to_sinew_model(MmdReaderOptions::mmd_runtime())?;
+    let per = per_instance(
+        || sinew::SkeletonInstance::new(&generic),
+        sinew::SkeletonInstance::update_transform,
+    );
     println!(
         "SkeletonInstance over the MMD-runtime definitions: per instance {per:.0} bytes live \
          after a frame (definitions shared); 10,000 instances: {:.2} MB",

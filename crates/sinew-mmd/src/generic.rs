@@ -30,40 +30,33 @@ use sinew::{Skeleton, SkeletonInstance, Transform};
 use crate::dynamics_reader::{read_constraints, read_ik, MmdReaderOptions, ReadReport};
 use crate::{EvalOptions, GenericGap, MmdInstance, MmdModel};
 
-/// An [`MmdModel`] evaluated by a generic [`SkeletonInstance`] (see the module docs).
+/// The generic definitions of one model for one mode, shared by every
+/// [`MmdSkeletonInstance`] of that model and mode ([`MmdModel::generic_definitions`]).
 #[derive(Debug)]
-pub struct MmdSkeletonInstance {
-    model: Arc<MmdModel>,
-    skeleton: Arc<Skeleton>,
-    instance: SkeletonInstance,
+pub(crate) struct GenericDefinitions {
+    /// The evaluation skeleton and the dynamics read for the mode.
+    model: sinew::Model,
     /// Per file bone: its index in the skeleton.
     ids: Box<[usize]>,
     /// Per file bone owning an IK that the definitions hold: that chain's index.
     chains: Box<[Option<usize>]>,
-    world: Vec<Affine3A>,
     report: ReadReport,
-    /// What the definitions were read for.
-    options: EvalOptions,
 }
 
-impl MmdSkeletonInstance {
-    /// The model's definitions for `options` (IK chains with `options.ik`, append and fixed
-    /// axes with `options.append`) on its evaluation skeleton, and an instance of them.
-    ///
-    /// # Errors
-    /// A [`DynamicsError`] when the file's values break a definition contract (never for a
-    /// model this crate loaded).
-    pub fn new(model: Arc<MmdModel>, options: EvalOptions) -> Result<Self, DynamicsError> {
+impl GenericDefinitions {
+    /// Reads `model`'s definitions for `options` (IK chains with `options.ik`, append with
+    /// `options.append`) on its evaluation skeleton.
+    pub(crate) fn read(model: &MmdModel, options: EvalOptions) -> Result<Self, DynamicsError> {
         let reader = MmdReaderOptions::mmd_runtime();
         let skeleton = model.evaluation_skeleton();
         let mut generic = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
         let mut report = ReadReport::default();
         if options.ik {
-            read_ik(&model, &mut builder, &reader, &mut report)?;
+            read_ik(model, &mut builder, &reader, &mut report)?;
         }
         read_constraints(
-            &model,
+            model,
             &mut builder,
             options.append,
             reader.fixed_axis_constraints,
@@ -71,8 +64,7 @@ impl MmdSkeletonInstance {
             &mut report,
         )?;
         let dynamics = builder.attach(&mut generic)?;
-        let n = model.bones().len();
-        let ids = (0..n)
+        let ids = (0..model.bones().len())
             .map(|i| {
                 skeleton
                     .from_source_index(i)
@@ -84,12 +76,40 @@ impl MmdSkeletonInstance {
             .map(|b| b.ik.as_ref().and_then(|_| dynamics.chain_index(&b.name)))
             .collect();
         Ok(Self {
-            instance: SkeletonInstance::new(&generic),
-            world: vec![Affine3A::IDENTITY; n],
-            skeleton,
+            model: generic,
             ids,
             chains,
             report,
+        })
+    }
+}
+
+/// An [`MmdModel`] evaluated by a generic [`SkeletonInstance`] (see the module docs).
+#[derive(Clone, Debug)]
+pub struct MmdSkeletonInstance {
+    model: Arc<MmdModel>,
+    /// Shared by every instance of the model in this mode.
+    definitions: Arc<GenericDefinitions>,
+    instance: SkeletonInstance,
+    world: Vec<Affine3A>,
+    /// What the definitions were read for.
+    options: EvalOptions,
+}
+
+impl MmdSkeletonInstance {
+    /// An instance of the model's definitions for `options` (IK chains with `options.ik`,
+    /// append with `options.append`) on its evaluation skeleton; the definitions are read once
+    /// per model and mode and shared ([`MmdModel::generic_definitions`]).
+    ///
+    /// # Errors
+    /// A [`DynamicsError`] when the file's values break a definition contract (never for a
+    /// model this crate loaded).
+    pub fn new(model: Arc<MmdModel>, options: EvalOptions) -> Result<Self, DynamicsError> {
+        let definitions = model.generic_definitions(options)?;
+        Ok(Self {
+            instance: SkeletonInstance::new(&definitions.model),
+            world: vec![Affine3A::IDENTITY; model.bones().len()],
+            definitions,
             options,
             model,
         })
@@ -102,14 +122,23 @@ impl MmdSkeletonInstance {
     /// # Panics
     /// When `animated` is an instance of another model (its bone count differs).
     pub fn evaluate(&mut self, animated: &MmdInstance) {
+        let mut world = std::mem::take(&mut self.world);
+        self.evaluate_into(animated, &mut world);
+        self.world = world;
+    }
+
+    /// [`Self::evaluate`], the world matrices written to `out` (file order) instead of kept:
+    /// what an [`MmdInstance`] evaluating through this instance calls (one world buffer per
+    /// character, its own).
+    pub(crate) fn evaluate_into(&mut self, animated: &MmdInstance, out: &mut [Affine3A]) {
         assert_eq!(
             animated.bone_count(),
-            self.ids.len(),
+            self.definitions.ids.len(),
             "an instance of this model"
         );
         let bones = self.model.bones();
         let input = self.instance.input_mut();
-        for (i, &id) in self.ids.iter().enumerate() {
+        for (i, &id) in self.definitions.ids.iter().enumerate() {
             let (translation, rotation) = animated.animated_input(i);
             input[id] = Transform {
                 translation: bones[i].rest_offset + translation,
@@ -117,7 +146,7 @@ impl MmdSkeletonInstance {
                 scale: Vec3::ONE,
             };
         }
-        for (i, chain) in self.chains.iter().enumerate() {
+        for (i, chain) in self.definitions.chains.iter().enumerate() {
             if let Some(c) = *chain {
                 self.instance
                     .set_ik_enabled_by_index(c, animated.ik_active(i));
@@ -125,9 +154,20 @@ impl MmdSkeletonInstance {
         }
         self.instance.update_transform();
         let world = self.instance.world();
-        for (w, &id) in self.world.iter_mut().zip(self.ids.iter()) {
+        for (w, &id) in out.iter_mut().zip(self.definitions.ids.iter()) {
             *w = world[id];
         }
+    }
+
+    /// An instance for an [`MmdInstance`] to evaluate through with
+    /// [`Self::evaluate_into`]: no world buffer of its own.
+    pub(crate) fn without_world(
+        model: Arc<MmdModel>,
+        options: EvalOptions,
+    ) -> Result<Self, DynamicsError> {
+        let mut inst = Self::new(model, options)?;
+        inst.world = Vec::new();
+        Ok(inst)
     }
 
     /// Whether a physics step may run between [`Self::evaluate`] and
@@ -182,7 +222,7 @@ impl MmdSkeletonInstance {
     /// The evaluation skeleton ([`MmdModel::evaluation_skeleton`]).
     #[must_use]
     pub fn skeleton(&self) -> &Arc<Skeleton> {
-        &self.skeleton
+        self.definitions.model.skeleton()
     }
 
     /// The model.
@@ -194,11 +234,25 @@ impl MmdSkeletonInstance {
     /// What the reader left out or approximated.
     #[must_use]
     pub fn report(&self) -> &ReadReport {
-        &self.report
+        &self.definitions.report
     }
 
     /// Whether lockstep pairs are solved side by side (default on; same bits either way).
     pub fn set_lockstep(&mut self, on: bool) {
         self.instance.set_lockstep(on);
+    }
+}
+
+impl MmdModel {
+    /// The generic definitions for `options`, read on first use and shared by every
+    /// [`MmdSkeletonInstance`] (and so every [`MmdInstance`]) of this model in that mode.
+    pub(crate) fn generic_definitions(
+        &self,
+        options: EvalOptions,
+    ) -> Result<Arc<GenericDefinitions>, DynamicsError> {
+        let slot = usize::from(options.append) | usize::from(options.ik) << 1;
+        self.generic_definitions[slot]
+            .get_or_init(|| GenericDefinitions::read(self, options).map(Arc::new))
+            .clone()
     }
 }

@@ -43,6 +43,11 @@ mod skeleton_order;
 
 pub use generic_gaps::GenericGap;
 
+/// One mode's shared generic definitions, or why they were refused.
+pub(crate) type GenericDefinitionsCell = std::sync::OnceLock<
+    Result<Arc<crate::generic::GenericDefinitions>, sinew::dynamics::DynamicsError>,
+>;
+
 /// Which file a model came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmdFormat {
@@ -226,6 +231,8 @@ pub struct MmdModel {
     /// The skeleton in MMD's evaluation order (derived on first use; see
     /// [`Self::evaluation_skeleton`]).
     pub(crate) evaluation_skeleton: std::sync::OnceLock<Arc<Skeleton>>,
+    /// The generic definitions per mode (append, IK), read on first use and shared.
+    pub(crate) generic_definitions: [GenericDefinitionsCell; 4],
 }
 
 impl MmdModel {

@@ -434,14 +434,15 @@ impl MmdInstance {
             let slot = usize::from(options.append) | usize::from(options.ik) << 1;
             let generic = match self.generic.0[slot].take() {
                 Some(g) => Some(g),
-                None => MmdSkeletonInstance::new(Arc::clone(&self.model), options)
+                None => MmdSkeletonInstance::without_world(Arc::clone(&self.model), options)
                     .ok()
                     .map(Box::new),
             };
             if let Some(mut g) = generic {
                 g.set_lockstep(self.lockstep);
-                g.evaluate(self);
-                self.world.copy_from_slice(g.world());
+                let mut world = std::mem::take(&mut self.world);
+                g.evaluate_into(self, &mut world);
+                self.world = world;
                 self.generic.0[slot] = Some(g);
                 self.using_generic = true;
                 return;
@@ -541,16 +542,9 @@ impl MmdInstance {
 }
 
 /// The generic instances an [`MmdInstance`] evaluates through, one per mode (append, IK)
-/// used; a clone starts without them (rebuilt on its next evaluation: the world matrices are
-/// the instance's own).
-#[derive(Debug, Default)]
+/// used, each built on first use.
+#[derive(Clone, Debug, Default)]
 struct GenericSlot([Option<Box<MmdSkeletonInstance>>; 4]);
-
-impl Clone for GenericSlot {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -77,6 +77,7 @@ impl MmdModel {
             ik_simulated: std::sync::OnceLock::new(),
             plan: std::sync::OnceLock::new(),
             evaluation_skeleton: std::sync::OnceLock::new(),
+            generic_definitions: Default::default(),
         })
     }
 }

@@ -15,7 +15,7 @@ use crate::ik::{
 /// closure jointly, writing corrections through a [`PoseAccess`]. Holds reusable scratch and
 /// the last results; it does not allocate once warmed up. One driver per instance: it has
 /// mutable state and must not solve the same instance concurrently.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct IkDriver {
     joints: Vec<ChainJoint>,
     fabrik_links: Vec<FabrikLink>,

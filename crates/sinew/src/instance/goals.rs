@@ -88,6 +88,7 @@ pub(crate) struct Slot {
 }
 
 /// The goals of one instance and the buffers their solve reuses.
+#[derive(Clone)]
 pub(crate) struct Goals {
     pub slots: Vec<Slot>,
     next: u32,

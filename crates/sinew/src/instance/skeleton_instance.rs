@@ -70,7 +70,7 @@ pub struct ExternalTarget {
 /// subtree refreshes), leaving world matrices in [`Self::state`]. After physics writes bones
 /// back into the output locals, [`Self::update_transform_after_physics`] rebuilds the
 /// hierarchy without solving again, keeping the IK corrections.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SkeletonInstance {
     model: Model,
     input: Vec<Transform>,
