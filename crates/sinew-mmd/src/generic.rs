@@ -99,7 +99,7 @@ pub struct MmdSkeletonInstance {
 impl MmdSkeletonInstance {
     /// An instance of the model's definitions for `options` (IK chains with `options.ik`,
     /// append with `options.append`) on its evaluation skeleton; the definitions are read once
-    /// per model and mode and shared ([`MmdModel::generic_definitions`]).
+    /// per model and mode and shared by every instance.
     ///
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract (never for a
