@@ -233,6 +233,8 @@ pub struct MmdModel {
     pub(crate) evaluation_skeleton: std::sync::OnceLock<Arc<Skeleton>>,
     /// The generic definitions per mode (append, IK), read on first use and shared.
     pub(crate) generic_definitions: [GenericDefinitionsCell; 4],
+    /// Whether [`Self::generic_gaps`] (physics included) is empty (derived on first use).
+    pub(crate) gap_free: std::sync::OnceLock<bool>,
 }
 
 impl MmdModel {

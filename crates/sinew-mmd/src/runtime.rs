@@ -191,7 +191,7 @@ impl MmdInstance {
             morph_rotation: vec![Quat::IDENTITY; n],
             ik_nesting: 0,
             generic: GenericSlot::default(),
-            gap_free: model.generic_gaps(true).is_empty(),
+            gap_free: model.evaluates_generically(),
             bone_by_bone: false,
             using_generic: false,
             plan,

@@ -78,6 +78,7 @@ impl MmdModel {
             plan: std::sync::OnceLock::new(),
             evaluation_skeleton: std::sync::OnceLock::new(),
             generic_definitions: Default::default(),
+            gap_free: std::sync::OnceLock::new(),
         })
     }
 }

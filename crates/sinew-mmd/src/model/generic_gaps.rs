@@ -53,6 +53,15 @@ pub enum GenericGap {
 }
 
 impl MmdModel {
+    /// Whether the model has no [`GenericGap`], physics included: the generic definitions
+    /// express it whole (derived once).
+    #[must_use]
+    pub fn evaluates_generically(&self) -> bool {
+        *self
+            .gap_free
+            .get_or_init(|| self.generic_gaps(true).is_empty())
+    }
+
     /// The [`GenericGap`]s of this model, per bone in file order (`physics`: whether a
     /// physics step runs between the passes, which makes "after physics" bones matter).
     /// Empty for every shared asset.
