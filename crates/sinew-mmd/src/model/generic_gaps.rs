@@ -3,11 +3,12 @@
 use super::MmdModel;
 use crate::dynamics_reader::{ik_links_ordered, local_appends_in_world};
 
-/// A rule of MMD's bone-by-bone evaluation ([`MmdInstance`](crate::MmdInstance), after
-/// babylon-mmd) that the generic definitions ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance))
-/// do not express. A model with none evaluates the same both ways (to f32 rounding:
-/// `sinew-hostile/tests/runtimes_agree.rs` compares them on generated models); the tools fall
-/// back to `MmdInstance` for a model with any.
+/// A rule of MMD's bone-by-bone evaluation (after babylon-mmd) that the generic definitions
+/// ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance)) do not express. A model with none
+/// evaluates the same both ways (to f32 rounding: `sinew-hostile/tests/runtimes_agree.rs`
+/// compares them on generated models) and [`MmdInstance`](crate::MmdInstance) evaluates it
+/// through the generic instance; for a model with any, `MmdInstance` and the tools evaluate
+/// bone by bone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GenericGap {
     /// The bone is flagged "after physics" and its evaluation reads more than its parent
