@@ -2,10 +2,9 @@
 //! rigid-body physics, and glTF models with their clips — behind one [`Animator`] that turns a
 //! frame index into world matrices and body circles.
 //!
-//! MMD models are evaluated by the generic instance (`MmdSkeletonInstance`), or by
-//! `MmdInstance` for a model with rules the generic definitions do not express
-//! (`MmdModel::generic_gaps`: a local append, bones MMD evaluates after physics when physics
-//! runs, …). MMD
+//! MMD models are evaluated by `MmdInstance`: through the generic `SkeletonInstance` when the
+//! model has no rule the generic definitions do not express (`MmdModel::generic_gaps`), else
+//! bone by bone. MMD
 //! physics (`source/physics.rs`) follows `crates/sinew-physics/tests/mmd_soak.rs`: the pose
 //! goes into a generic `SkeletonInstance` whose `Model` holds only the physics table, the
 //! `Ragdoll` steps (MMD units: gravity −98, teleport distance 20) and the simulated pose comes
@@ -22,9 +21,7 @@ use glam::{Affine3A, Vec3};
 use sinew::skeleton::NO_PARENT;
 use sinew::Transform;
 use sinew_gltf::{GltfMesh, GltfModel, JointSampler, LoadOptions};
-use sinew_mmd::{
-    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance, MotionPlayer, Vmd,
-};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
 
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
@@ -120,12 +117,9 @@ pub struct Posed {
 
 enum Inner {
     Mmd {
-        /// The animated input (motion, morphs, IK toggles); without physics also the
-        /// evaluation's input side only.
+        /// The animated input (motion, morphs, IK toggles) and the evaluation: through the
+        /// generic `SkeletonInstance` when the model has no `GenericGap`, else bone by bone.
         inst: Box<MmdInstance>,
-        /// The generic `SkeletonInstance` that evaluates the frame (when the model has no
-        /// `GenericGap`; else `inst` evaluates).
-        generic: Option<Box<MmdSkeletonInstance>>,
         player: Option<Box<MotionPlayer>>,
         physics: Option<Box<MmdPhysics>>,
         locals: Vec<Transform>,
@@ -239,15 +233,6 @@ impl Animator {
                     inst.set_physics_active(physics.is_some());
                     inst
                 }),
-                // Where the generic definitions express every rule of the model (with its
-                // physics, if any).
-                generic: match model.generic_gaps(physics.is_some()).is_empty() {
-                    true => Some(Box::new(
-                        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default())
-                            .map_err(|e| input("model", e))?,
-                    )),
-                    false => None,
-                },
                 player,
                 physics,
             },
@@ -416,7 +401,6 @@ impl Animator {
         match &mut self.inner {
             Inner::Mmd {
                 inst,
-                generic,
                 player,
                 physics,
                 locals,
@@ -425,33 +409,16 @@ impl Animator {
                     p.apply(index as f32 * MMD_FPS / self.fps, inst);
                 }
                 let mut bodies = Vec::new();
-                if let Some(g) = generic.as_mut() {
-                    g.evaluate(inst);
-                }
+                inst.evaluate_before_physics(EvalOptions::default());
                 if let Some(ph) = physics.as_mut() {
-                    match generic.as_mut() {
-                        Some(g) => {
-                            g.write_locals(locals);
-                            ph.input_mut().copy_from_slice(locals);
-                            g.set_world_from_skeleton_order(ph.step(dt)?);
-                        }
-                        None => {
-                            inst.evaluate_before_physics(EvalOptions::default());
-                            inst.write_locals(locals);
-                            ph.input_mut().copy_from_slice(locals);
-                            let world = ph.step(dt)?.to_vec();
-                            inst.set_world_from_skeleton_order(&world);
-                            inst.evaluate_after_physics();
-                        }
-                    }
+                    inst.write_locals(locals);
+                    ph.input_mut().copy_from_slice(locals);
+                    inst.set_world_from_skeleton_order(ph.step(dt)?);
                     bodies = ph.bodies();
                 }
-                let world = match generic.as_ref() {
-                    Some(g) => g.world(),
-                    None => inst.world(),
-                };
+                inst.evaluate_after_physics();
                 Ok(Posed {
-                    world: world.to_vec(),
+                    world: inst.world().to_vec(),
                     bodies,
                     morphs: inst.effective_morph_weights().to_vec(),
                 })

@@ -89,18 +89,16 @@ fn patched_miku_ik_tables_evaluate() {
     }
 }
 
+/// One frame per mode, no physics: the hierarchy-sized attacks.
+const ONE_FRAME: PathOptions = PathOptions {
+    frames: 1,
+    physics: false,
+};
+
 #[test]
 fn deep_chain_evaluates() {
     let bytes = gen::chain(60_000).to_bytes();
-    let report = path::mmd(
-        &bytes,
-        None,
-        PathOptions {
-            frames: 1,
-            physics: false,
-        },
-    )
-    .unwrap();
+    let report = path::mmd(&bytes, None, ONE_FRAME).unwrap();
     assert_eq!(report.bones, 60_000);
     // Past the skeleton's bone limit: a clear error, quickly.
     let e = path::mmd(&gen::chain(70_000).to_bytes(), None, PathOptions::default()).unwrap_err();
@@ -113,15 +111,7 @@ fn deep_chain_evaluates() {
 #[test]
 fn local_append_chain_stays_bounded() {
     let bytes = attack::pmx_local_append_chain(10_000).to_bytes();
-    let report = path::mmd(
-        &bytes,
-        None,
-        PathOptions {
-            frames: 1,
-            physics: false,
-        },
-    )
-    .unwrap();
+    let report = path::mmd(&bytes, None, ONE_FRAME).unwrap();
     assert_eq!(report.bones, 10_000);
     let model = sinew_mmd::MmdModel::from_bytes(&bytes).unwrap();
     let gaps = model.generic_gaps(false);

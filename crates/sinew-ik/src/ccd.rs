@@ -273,8 +273,7 @@ fn solve_ccd_body(
         &mut lane,
     );
     for (i, correction) in corrections_local.iter_mut().enumerate() {
-        let local = lanes.animated(0, n - 1 - i);
-        *correction = (local.inverse() * (lanes.ik(0, n - 1 - i) * local)).normalize();
+        *correction = lanes.correction(0, n - 1 - i);
     }
     let residual =
         safe_length(target_model - effector_after(links, effector_model, corrections_local));

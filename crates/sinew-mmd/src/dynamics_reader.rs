@@ -257,10 +257,7 @@ pub(crate) fn local_appends_in_world(
     skeleton: &Skeleton,
     mmd_order: bool,
 ) -> Vec<bool> {
-    let mut rank = vec![0; model.bones.len()];
-    for (k, &b) in model.eval_order.iter().enumerate() {
-        rank[b] = k;
-    }
+    let rank = &model.eval_rank;
     let mut work = 0u64;
     (model.bones.iter().enumerate())
         .map(|(i, b)| {
@@ -310,10 +307,7 @@ pub(crate) fn read_constraints(
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
-    let mut rank = vec![0; model.bones.len()];
-    for (k, &b) in model.eval_order.iter().enumerate() {
-        rank[b] = k;
-    }
+    let rank = &model.eval_rank;
     let in_world = local_appends_in_world(model, &s, mmd_order);
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {

@@ -105,14 +105,36 @@ impl MmdSkeletonInstance {
     /// A [`DynamicsError`] when the file's values break a definition contract (never for a
     /// model this crate loaded).
     pub fn new(model: Arc<MmdModel>, options: EvalOptions) -> Result<Self, DynamicsError> {
-        let definitions = model.generic_definitions(options)?;
-        Ok(Self {
+        let definitions = model.generic_definitions(options).clone()?;
+        let n = model.bones().len();
+        Ok(Self::from_definitions(model, definitions, options, n))
+    }
+
+    /// An instance for an [`MmdInstance`] to evaluate through with [`Self::evaluate_into`]:
+    /// no world buffer of its own; `None` when the definitions were refused.
+    pub(crate) fn without_world(model: &Arc<MmdModel>, options: EvalOptions) -> Option<Self> {
+        let definitions = Arc::clone(model.generic_definitions(options).as_ref().ok()?);
+        Some(Self::from_definitions(
+            Arc::clone(model),
+            definitions,
+            options,
+            0,
+        ))
+    }
+
+    fn from_definitions(
+        model: Arc<MmdModel>,
+        definitions: Arc<GenericDefinitions>,
+        options: EvalOptions,
+        world: usize,
+    ) -> Self {
+        Self {
             instance: SkeletonInstance::new(&definitions.model),
-            world: vec![Affine3A::IDENTITY; model.bones().len()],
+            world: vec![Affine3A::IDENTITY; world],
             definitions,
             options,
             model,
-        })
+        }
     }
 
     /// Evaluates one frame from `animated`'s input (translations and rotations with bone
@@ -157,17 +179,6 @@ impl MmdSkeletonInstance {
         for (w, &id) in out.iter_mut().zip(self.definitions.ids.iter()) {
             *w = world[id];
         }
-    }
-
-    /// An instance for an [`MmdInstance`] to evaluate through with
-    /// [`Self::evaluate_into`]: no world buffer of its own.
-    pub(crate) fn without_world(
-        model: Arc<MmdModel>,
-        options: EvalOptions,
-    ) -> Result<Self, DynamicsError> {
-        let mut inst = Self::new(model, options)?;
-        inst.world = Vec::new();
-        Ok(inst)
     }
 
     /// Whether a physics step may run between [`Self::evaluate`] and
@@ -249,10 +260,8 @@ impl MmdModel {
     pub(crate) fn generic_definitions(
         &self,
         options: EvalOptions,
-    ) -> Result<Arc<GenericDefinitions>, DynamicsError> {
-        let slot = usize::from(options.append) | usize::from(options.ik) << 1;
-        self.generic_definitions[slot]
+    ) -> &Result<Arc<GenericDefinitions>, DynamicsError> {
+        self.generic_definitions[options.slot()]
             .get_or_init(|| GenericDefinitions::read(self, options).map(Arc::new))
-            .clone()
     }
 }

@@ -224,6 +224,8 @@ pub struct MmdModel {
     pub(crate) warnings: Vec<String>,
     pub(crate) skeleton: Arc<Skeleton>,
     pub(crate) eval_order: Vec<usize>,
+    /// Per bone: its place in `eval_order`.
+    pub(crate) eval_rank: Vec<usize>,
     /// Per bone: it owns an IK whose links all carry simulated bodies (computed on first use).
     pub(crate) ik_simulated: std::sync::OnceLock<Vec<bool>>,
     /// The evaluation plan (derived on first use, then shared by every instance).

@@ -81,6 +81,11 @@ pub struct EvalOptions {
 }
 
 impl EvalOptions {
+    /// `0..4`, one per combination (what per-mode caches index by).
+    pub(crate) const fn slot(self) -> usize {
+        (self.append as usize) | (self.ik as usize) << 1
+    }
+
     /// The conformance oracle's mode names: `fk` (animation only), `grant` (+ append), `ik`
     /// (+ IK), `full` (IK + append). `None` for any other name.
     #[must_use]
@@ -152,8 +157,6 @@ pub struct MmdInstance {
     /// The generic instances that evaluate the model when its definitions express every rule
     /// (one per mode, built on first use; none when bone by bone).
     generic: GenericSlot,
-    /// The model has no [`GenericGap`](crate::GenericGap), physics included.
-    gap_free: bool,
     /// Bone by bone whatever the model ([`Self::set_bone_by_bone`]).
     bone_by_bone: bool,
     /// The last evaluation ran through `generic`.
@@ -191,7 +194,6 @@ impl MmdInstance {
             morph_rotation: vec![Quat::IDENTITY; n],
             ik_nesting: 0,
             generic: GenericSlot::default(),
-            gap_free: model.evaluates_generically(),
             bone_by_bone: false,
             using_generic: false,
             plan,
@@ -428,16 +430,12 @@ impl MmdInstance {
     /// after-physics bones, if any, follow their parents through the physics step).
     pub fn evaluate_before_physics(&mut self, options: EvalOptions) {
         self.options = options;
-        if self.gap_free && !self.bone_by_bone && self.ik_tolerance.is_none() {
+        if self.model.evaluates_generically() && !self.bone_by_bone && self.ik_tolerance.is_none() {
             // One generic instance per mode, built on first use (its definitions depend on
             // the mode).
-            let slot = usize::from(options.append) | usize::from(options.ik) << 1;
-            let generic = match self.generic.0[slot].take() {
-                Some(g) => Some(g),
-                None => MmdSkeletonInstance::without_world(Arc::clone(&self.model), options)
-                    .ok()
-                    .map(Box::new),
-            };
+            let slot = options.slot();
+            let generic = (self.generic.0[slot].take())
+                .or_else(|| MmdSkeletonInstance::without_world(&self.model, options).map(Box::new));
             if let Some(mut g) = generic {
                 g.set_lockstep(self.lockstep);
                 let mut world = std::mem::take(&mut self.world);
@@ -448,7 +446,6 @@ impl MmdInstance {
                 return;
             }
             // Definitions refused (never for a model this crate loaded): bone by bone.
-            self.gap_free = false;
         }
         self.using_generic = false;
         self.bone_by_bone_buffers();

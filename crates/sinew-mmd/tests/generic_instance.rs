@@ -8,28 +8,13 @@ mod common;
 
 use std::sync::Arc;
 
-use sinew_mmd::{
-    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance, MotionPlayer, Vmd,
-};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdSkeletonInstance, MotionPlayer};
 
 #[test]
 fn generic_instance_solves_mmd_chains_on_paths_and_in_lockstep() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((model, motion)) = common::miku_and_wavefile() else {
         return;
     };
-    let dir = assets.join("mmd/threejs-examples");
-    let (Ok(pmd), Ok(vmd)) = (
-        std::fs::read(dir.join("miku/miku_v2.pmd")),
-        std::fs::read(dir.join("vmds/wavefile_v2.vmd")),
-    ) else {
-        sinew_testkit::assets::missing(&format!(
-            "miku_v2.pmd / wavefile_v2.vmd not in {}",
-            dir.display()
-        ));
-        return;
-    };
-    let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
-    let motion = Arc::new(MmdMotion::from_vmd(&Vmd::parse(&vmd).unwrap(), Some(&model)).unwrap());
     let mut paired = MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).unwrap();
     let mut alone = MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).unwrap();
     alone.set_lockstep(false);

@@ -8,26 +8,13 @@ mod common;
 
 use std::sync::Arc;
 
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
+use sinew_mmd::{EvalOptions, MmdInstance, MotionPlayer};
 
 #[test]
 fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((model, motion)) = common::miku_and_wavefile() else {
         return;
     };
-    let dir = assets.join("mmd/threejs-examples");
-    let (Ok(pmd), Ok(vmd)) = (
-        std::fs::read(dir.join("miku/miku_v2.pmd")),
-        std::fs::read(dir.join("vmds/wavefile_v2.vmd")),
-    ) else {
-        sinew_testkit::assets::missing(&format!(
-            "miku_v2.pmd / wavefile_v2.vmd not in {}",
-            dir.display()
-        ));
-        return;
-    };
-    let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
-    let motion = Arc::new(MmdMotion::from_vmd(&Vmd::parse(&vmd).unwrap(), Some(&model)).unwrap());
     // The pairs the plan finds (sinew's one footprint test, `SolveFootprint`): hair, legs,
     // toes.
     let pairs: Vec<(&str, &str)> = (model.plan().lockstep_pairs())

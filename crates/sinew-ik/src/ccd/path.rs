@@ -173,6 +173,14 @@ impl<const N: usize> PathLanes<'_, N> {
         self.ik[ci * N + lane]
     }
 
+    /// Link `ci`'s IK rotation as a correction of its local rotation without IK (`local' =
+    /// local × correction`, what callers holding local poses apply).
+    #[must_use]
+    pub fn correction(&self, lane: usize, ci: usize) -> Quat {
+        let local = self.animated[ci * N + lane];
+        (local.inverse() * (self.ik(lane, ci) * local)).normalize()
+    }
+
     /// The effector's position (the last entry's).
     #[must_use]
     pub fn effector(&self, lane: usize) -> Vec3A {

@@ -13,10 +13,7 @@ impl MmdModel {
     /// such a bone sees its parent as the identity.
     #[must_use]
     pub fn bones_evaluated_before_parent(&self) -> Vec<usize> {
-        let mut rank = vec![0; self.bones.len()];
-        for (k, &b) in self.eval_order.iter().enumerate() {
-            rank[b] = k;
-        }
+        let rank = &self.eval_rank;
         (0..self.bones.len())
             .filter(|&i| self.bones[i].parent.is_some_and(|p| rank[p] > rank[i]))
             .collect()

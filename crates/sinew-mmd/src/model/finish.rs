@@ -62,6 +62,10 @@ impl MmdModel {
         let skeleton = builder.build()?;
         let mut eval_order: Vec<usize> = (0..bones.len()).collect();
         eval_order.sort_by_key(|&i| (bones[i].after_physics, bones[i].layer));
+        let mut eval_rank = vec![0; bones.len()];
+        for (k, &b) in eval_order.iter().enumerate() {
+            eval_rank[b] = k;
+        }
         Ok(Self {
             name,
             format,
@@ -74,6 +78,7 @@ impl MmdModel {
             warnings,
             skeleton,
             eval_order,
+            eval_rank,
             ik_simulated: std::sync::OnceLock::new(),
             plan: std::sync::OnceLock::new(),
             evaluation_skeleton: std::sync::OnceLock::new(),

@@ -69,10 +69,7 @@ impl MmdModel {
     #[must_use]
     pub fn generic_gaps(&self, physics: bool) -> Vec<GenericGap> {
         let n = self.bones.len();
-        let mut rank = vec![0; n];
-        for (k, &b) in self.eval_order.iter().enumerate() {
-            rank[b] = k;
-        }
+        let rank = &self.eval_rank;
         // Bones in the file subtree of some IK link (the link included), and per link the
         // earliest rank of an IK that turns it.
         let mut moved_by_ik = vec![false; n];

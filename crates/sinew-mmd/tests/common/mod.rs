@@ -2,6 +2,9 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sinew_mmd::{MmdModel, MmdMotion, Vmd};
 
 pub use sinew_testkit::assets_dir;
 
@@ -64,6 +67,15 @@ pub fn read_asset(file_name: &str) -> Option<Vec<u8>> {
         }
     }
 }
+/// miku_v2 and the wavefile dance loaded for it (`None`, said, when the assets are absent;
+/// a file that does not load fails the test).
+pub fn miku_and_wavefile() -> Option<(Arc<MmdModel>, Arc<MmdMotion>)> {
+    let model = Arc::new(MmdModel::from_bytes(&read_asset("miku_v2.pmd")?).expect("miku_v2"));
+    let vmd = Vmd::parse(&read_asset("wavefile_v2.vmd")?).expect("wavefile_v2");
+    let motion = MmdMotion::from_vmd(&vmd, Some(&model)).expect("wavefile_v2 for miku_v2");
+    Some((model, Arc::new(motion)))
+}
+
 #[allow(dead_code)]
 pub mod conformance;
 #[allow(dead_code)]

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3, Vec3A};
 
 use super::IkDriver;
 use crate::dynamics::SkeletonDynamics;
-use crate::ik::ccd::{solve_lanes, CcdBones, Lane, Pose};
+use crate::ik::ccd::{solve_lanes, Lane, Pose};
 use crate::ik::{IkError, SolveResult};
 use crate::instance::PoseAccess;
 
@@ -107,8 +107,7 @@ impl IkDriver {
                 // The IK rotations as corrections of the links' local rotations.
                 let n = chain.links().len();
                 for ci in 0..n {
-                    let local = lanes.animated(l, ci);
-                    let correction = (local.inverse() * (lanes.ik(l, ci) * local)).normalize();
+                    let correction = lanes.correction(l, ci);
                     if correction != Quat::IDENTITY {
                         pose.correct(chain.links()[n - 1 - ci].bone, correction);
                     }
