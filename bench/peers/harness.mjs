@@ -22,8 +22,8 @@ const criterionDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(A.repo,
 
 // sinew's side: criterion benches (crate, bench target, filter, full id) per workload.
 // A workload may have several sinew rows (`label`): the MMD frame through the generic
-// SkeletonInstance (what MmdInstance and the tools use for miku_v2) and MMD's bone-by-bone
-// engine (MmdInstance::set_bone_by_bone).
+// SkeletonInstance in stages (what MmdInstance and the tools use for miku_v2) and bone by bone
+// in MMD's evaluation order (MmdInstance::set_bone_by_bone).
 const SINEW = [
   { workload: 'mmd-frame', label: 'SkeletonInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
     id: 'frame/miku_v2 + wavefile_v2 through SkeletonInstance, sample + IK + append, advancing 1 frame', unit: 'µs/frame' },

@@ -2,12 +2,13 @@
 //!
 //! Each figure is the live heap bytes 100 instances add once each has evaluated a frame (solver
 //! scratch grown, the instance struct included), counted by a counting allocator; what the
-//! model shares (the bone-by-bone engine's plan, `MmdModel::plan`; the generic definitions per
-//! mode) is allocated once before counting.
+//! model shares (the generic definitions per mode and evaluation) is allocated once before
+//! counting.
 //!
 //! - `MmdInstance` as it evaluates miku_v2: the animated input and the generic
-//!   `SkeletonInstance` it evaluates through (the model has no `GenericGap`);
-//! - `MmdInstance` forced bone by bone: the input and MMD's bone-by-bone engine's buffers;
+//!   `SkeletonInstance` it evaluates through, in stages (the model has no `GenericGap`);
+//! - `MmdInstance` forced bone by bone: the same, its definitions carrying MMD's evaluation
+//!   order;
 //! - a bare generic `SkeletonInstance` over the MMD-runtime definitions.
 //!
 //! `cargo run --release -p sinew-examples --example mmd_instance_bytes` (needs the shared
@@ -55,7 +56,7 @@ static ALLOCATOR: Counting = Counting;
 /// Live heap bytes 100 instances made by `make` add once each has evaluated a frame with
 /// `evaluate`, per instance (what the model shares is allocated before counting).
 fn per_instance<T>(make: impl Fn() -> T, evaluate: impl Fn(&mut T)) -> f64 {
-    // Warm: the model's shared plan and definitions exist before counting.
+    // Warm: the model's shared definitions exist before counting.
     evaluate(&mut make());
     let before = LIVE.load(Ordering::Relaxed);
     let mut crowd: Vec<T> = (0..100).map(|_| make()).collect();
@@ -70,9 +71,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     };
     let model = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd)?)?);
-    let plan = model.plan().heap_bytes();
     println!(
-        "\"{}\": {} bones, {} morphs; the plan every instance shares: {plan} bytes",
+        "\"{}\": {} bones, {} morphs",
         model.name(),
         model.bones().len(),
         model.morph_names().len(),

@@ -160,7 +160,8 @@ pub fn mmd(
         None => None,
     };
     let mut inst = MmdInstance::new(Arc::clone(&model));
-    // MMD's bone-by-bone engine; the generic one runs as `MmdSkeletonInstance` below.
+    // Bone by bone in MMD's order; the staged evaluation runs as `MmdSkeletonInstance` below
+    // (bone by bone too for a model with gaps).
     inst.set_bone_by_bone(true);
     let mut report = PathReport {
         bones: model.bones().len(),

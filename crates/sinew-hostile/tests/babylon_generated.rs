@@ -84,7 +84,7 @@ fn both_runtimes_match_babylon_mmd_on_generated_models() {
             let options = EvalOptions::from_mode(mode).expect("mode");
             let reference = &case["modes"][mode];
             let mut inst = MmdInstance::new(Arc::clone(&model));
-            // MMD's bone-by-bone engine (the generic one would evaluate gap-free models).
+            // Bone by bone in MMD's order (gap-free models would be evaluated in stages).
             inst.set_bone_by_bone(true);
             assert!(pose.apply(&mut inst).is_empty());
             inst.evaluate(options);

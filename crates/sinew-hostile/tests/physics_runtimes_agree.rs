@@ -1,10 +1,11 @@
-//! Physics through either MMD runtime: generated models with rigid bodies and joints, a pose
-//! per frame, one 1/60 s step per frame, run through `MmdInstance`'s before/after-physics
-//! passes and through the generic runtime (`MmdSkeletonInstance`: evaluate → physics → world
-//! back, as the tools do). Models without a `GenericGap` under physics (plain after-physics bones
-//! included) give the same world matrices over the first steps (later ones drift apart as any
-//! chaotic simulation from inputs that differ in the last bit); models whose after-physics
-//! bones read more than their parent are the gap that tells them apart.
+//! Physics through either evaluation of the generic `SkeletonInstance`: generated models with
+//! rigid bodies and joints, a pose per frame, one 1/60 s step per frame, run bone by bone
+//! (`MmdInstance::set_bone_by_bone`: before-physics pass → step → after-physics pass) and in
+//! stages (`MmdSkeletonInstance::with_evaluation(.., false)`: evaluate → physics → world back).
+//! Models without a `GenericGap` under physics (plain after-physics bones included) give the
+//! same world matrices over the first steps (later ones drift apart as any chaotic simulation
+//! from inputs that differ in the last bit); models whose after-physics bones read more than
+//! their parent are the gap that tells them apart.
 
 use std::sync::Arc;
 
@@ -57,9 +58,10 @@ fn difference(a: &[Affine3A], b: &[Affine3A]) -> f32 {
 fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
     let (mut body_a, mut ragdoll_a) = physics(model)?;
     let (mut body_b, mut ragdoll_b) = physics(model)?;
-    let mut generic = MmdSkeletonInstance::new(Arc::clone(model), EvalOptions::default()).ok()?;
+    let mut generic =
+        MmdSkeletonInstance::with_evaluation(Arc::clone(model), EvalOptions::default(), false)
+            .ok()?;
     let mut inst = MmdInstance::new(Arc::clone(model));
-    // MMD's bone-by-bone engine (the generic one would evaluate gap-free models).
     inst.set_bone_by_bone(true);
     inst.set_physics_active(true);
     let mut locals = vec![Transform::IDENTITY; model.skeleton().len()];
@@ -82,6 +84,7 @@ fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
             .evaluate_physics_frame(&mut body_b, time, 1.0 / 60.0)
             .ok()?;
         generic.set_world_from_skeleton_order(body_b.world());
+        generic.evaluate_after_physics();
         if inst
             .world()
             .iter()

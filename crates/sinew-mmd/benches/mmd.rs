@@ -31,8 +31,8 @@ fn bench(c: &mut Criterion) {
 
     let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
     let mut inst = MmdInstance::new(Arc::clone(&model));
-    // MMD's bone-by-bone engine (an `MmdInstance` evaluates miku_v2 through the generic one
-    // otherwise, the "through SkeletonInstance" row).
+    // Bone by bone in MMD's order (the definitions carry it as an `EvaluationOrder`); an
+    // `MmdInstance` evaluates miku_v2 in stages otherwise, the "through SkeletonInstance" row.
     inst.set_bone_by_bone(true);
     let l = model.bone_index("左足ＩＫ").unwrap();
     let r = model.bone_index("右足ＩＫ").unwrap();

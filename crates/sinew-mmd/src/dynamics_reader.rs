@@ -27,9 +27,9 @@
 
 use glam::{Quat, Vec3};
 use sinew::dynamics::{
-    BodyMode, BonePoseConstraint, ChainSolver, DynamicsError, IkChain, IkChainParams, IkLink,
-    InheritanceSpace, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape,
-    SkeletonDynamicsBuilder, SkeletonDynamicsReader, TargetMode, TransformInheritance,
+    BodyMode, BonePoseConstraint, ChainSolver, DynamicsError, EvaluationOrder, IkChain,
+    IkChainParams, IkLink, InheritanceSpace, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc,
+    Shape, SkeletonDynamicsBuilder, SkeletonDynamicsReader, TargetMode, TransformInheritance,
 };
 use sinew::ik::{Hinge, IkJoint, RotationLimit};
 use sinew::math::euler_xyz_from_quat;
@@ -72,6 +72,16 @@ pub struct MmdReaderOptions {
     /// and [`MmdSkeletonInstance`](crate::MmdSkeletonInstance) applies the rule as it writes
     /// the animated input ([`MmdModel::fixed_axis_rotation`]).
     pub fixed_axis_constraints: bool,
+    /// Carry MMD's evaluation order in the definitions as an
+    /// [`EvaluationOrder`](sinew::dynamics::EvaluationOrder) (default `false`): instances then
+    /// evaluate one bone at a time in MMD's order, on the model's own skeleton, append read as
+    /// it stands at each bone's turn (local append from the source's world matrix), chains
+    /// solved at their IK bone's turn and bones flagged "after physics" after the step — every
+    /// rule of MMD's evaluation, [`GenericGap`](crate::GenericGap)s included (an IK whose
+    /// links do not form a parent chain is still left out). Slower than the staged
+    /// evaluation, which expresses every model without gaps. Takes precedence over
+    /// [`Self::evaluation_order`].
+    pub bone_by_bone: bool,
 }
 
 impl Default for MmdReaderOptions {
@@ -82,6 +92,7 @@ impl Default for MmdReaderOptions {
             authored_takeover: true,
             evaluation_order: false,
             fixed_axis_constraints: true,
+            bone_by_bone: false,
         }
     }
 }
@@ -101,6 +112,40 @@ impl MmdReaderOptions {
             ..Self::default()
         }
     }
+
+    /// [`Self::mmd_runtime`] evaluated bone by bone ([`Self::bone_by_bone`]): exact for
+    /// models with [`GenericGap`](crate::GenericGap)s too.
+    #[must_use]
+    pub fn mmd_bone_by_bone() -> Self {
+        Self {
+            bone_by_bone: true,
+            ..Self::mmd_runtime()
+        }
+    }
+
+    /// How append is read under these options.
+    pub(crate) fn append_rules(&self) -> AppendRules {
+        if self.bone_by_bone {
+            AppendRules::BoneByBone
+        } else if self.evaluation_order {
+            AppendRules::MmdStaged
+        } else {
+            AppendRules::Spec
+        }
+    }
+}
+
+/// How MMD append becomes inheritance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AppendRules {
+    /// The specification's reader: a local append reads the source's world pose when the
+    /// source's ancestry can be composed (above the bound: non-local).
+    Spec,
+    /// MMD's order evaluated in stages: also a source evaluated later passes on what MMD reads
+    /// of it (nothing from a self-appending one; a local append from it is read non-local).
+    MmdStaged,
+    /// MMD's order bone by bone: every append read as it stands at the bone's turn.
+    BoneByBone,
 }
 
 /// What was left out while reading, one line each.
@@ -138,7 +183,10 @@ pub fn read_ik(
     let s = Arc::clone(builder.skeleton());
     for (owner, b) in model.bones.iter().enumerate() {
         let Some(ik) = &b.ik else { continue };
-        if ik.iterations == 0 {
+        // Bone by bone, an IK of zero iterations turns nothing but MMD still evaluates its
+        // bones at its turn: read as a chain whose links may not turn.
+        let idle = ik.iterations == 0 && options.bone_by_bone;
+        if ik.iterations == 0 && !idle {
             report.notes.push(format!(
                 "IK \"{}\": non-positive iteration count; left out",
                 b.name
@@ -209,7 +257,7 @@ pub fn read_ik(
         let params = IkChainParams {
             iterations: ik.iterations.clamp(1, 256),
             tolerance: 1e-4,
-            max_rotation_step: ik.limit_angle.abs(),
+            max_rotation_step: if idle { 0.0 } else { ik.limit_angle.abs() },
             replace_authored_rotation: options.authored_takeover,
             target_mode: if direction {
                 TargetMode::Direction
@@ -285,6 +333,18 @@ pub(crate) fn local_appends_in_world(
         .collect()
 }
 
+/// MMD's evaluation order (deform layer, then file order; bones flagged "after physics" after
+/// the step) as an [`EvaluationOrder`] over `skeleton` (the model's own).
+pub(crate) fn mmd_evaluation_order(model: &MmdModel, skeleton: &Skeleton) -> EvaluationOrder {
+    let ids = |after: bool| -> Vec<BoneId> {
+        (model.eval_order.iter())
+            .filter(|&&i| model.bones[i].after_physics == after)
+            .map(|&i| bone(skeleton, i))
+            .collect()
+    };
+    EvaluationOrder::new(&ids(false), &ids(true))
+}
+
 /// Converts append (inherit) and fixed axes into generic pose constraints.
 ///
 /// # Errors
@@ -294,7 +354,7 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
-    read_constraints(model, builder, true, true, false, report)
+    read_constraints(model, builder, true, true, AppendRules::Spec, report)
 }
 
 /// Converts append (with `append`) and fixed axes (with `fixed_axes`) into pose constraints.
@@ -303,12 +363,18 @@ pub(crate) fn read_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     append: bool,
     fixed_axes: bool,
-    mmd_order: bool,
+    rules: AppendRules,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
     let rank = &model.eval_rank;
-    let in_world = local_appends_in_world(model, &s, mmd_order);
+    let mmd_order = rules == AppendRules::MmdStaged;
+    let in_world = match rules {
+        AppendRules::BoneByBone => (model.bones.iter())
+            .map(|b| b.append.is_some_and(|a| a.local))
+            .collect(),
+        _ => local_appends_in_world(model, &s, mmd_order),
+    };
     for (i, b) in model.bones.iter().enumerate() {
         let inheritance = match b.append {
             Some(a) if append && (a.rotation || a.translation) => {
@@ -466,10 +532,13 @@ impl MmdSkeletonDynamicsReader {
             builder,
             true,
             self.options.fixed_axis_constraints,
-            self.options.evaluation_order,
+            self.options.append_rules(),
             &mut report,
         )?;
         read_physics(model, builder, &self.options, &mut report)?;
+        if self.options.bone_by_bone {
+            builder.evaluation_order(mmd_evaluation_order(model, builder.skeleton()));
+        }
         Ok(report)
     }
 }
@@ -517,7 +586,7 @@ impl MmdModel {
         &self,
         options: MmdReaderOptions,
     ) -> Result<(sinew::Model, ReadReport), DynamicsError> {
-        let skeleton = if options.evaluation_order {
+        let skeleton = if options.evaluation_order && !options.bone_by_bone {
             self.evaluation_skeleton()
         } else {
             Arc::clone(&self.skeleton)

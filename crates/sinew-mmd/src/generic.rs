@@ -6,20 +6,22 @@
 //! fixed-axis rule and IK toggles are applied as it is copied in), world matrices out in file
 //! order.
 //!
-//! It matches babylon-mmd as [`MmdInstance`] does (motions within 2e-4 units, static IK within
-//! 1e-5, the bone-order edge cases exactly; `sinew-cli/tests/generic_runtime.rs`), matches
-//! `MmdInstance` itself to 1e-6 on generated models of every shape
-//! (`sinew-hostile/tests/runtimes_agree.rs`) and evaluates miku_v2's frame faster
-//! (BENCHMARKS.md). Physics runs on its frame ([`MmdSkeletonInstance::write_locals`] → a
-//! physics step → [`MmdSkeletonInstance::set_world_from_skeleton_order`]).
+//! Two evaluations, one instance type:
+//! - **staged** (constraints → hierarchy → IK → late constraints): fast, and exact for every
+//!   model without a [`GenericGap`](crate::GenericGap) (every shared asset; `sinew-hostile/tests/runtimes_agree.rs`
+//!   compares it with the other on generated models of every shape);
+//! - **bone by bone** ([`MmdReaderOptions::mmd_bone_by_bone`]: the definitions carry MMD's
+//!   [`EvaluationOrder`](sinew::dynamics::EvaluationOrder)): one bone at a time in MMD's
+//!   order on the model's own skeleton, exact for every rule of MMD's evaluation, gaps
+//!   included (babylon-mmd on 249 generated models: `sinew-hostile/tests/babylon_generated.rs`).
 //!
-//! What it does not model is listed per model by [`MmdModel::generic_gaps`]: with physics,
-//! bones flagged "after physics" that read more than their parent (plain ones follow their
-//! parent through the step, as in MMD), a local append from a bone evaluated later or below
-//! it or moved by an IK (other local appends read the source's world pose, as babylon-mmd
-//! does), an append from a later, self-appending source that an earlier IK turns, an IK
-//! whose links are not a parent chain, and a bone evaluated before its parent that an IK moves.
-//! The tools evaluate a model with any of them through [`MmdInstance`].
+//! [`MmdSkeletonInstance::new`] picks the staged evaluation for a model without gaps and bone
+//! by bone otherwise. Either matches babylon-mmd on the shared assets (motions within 2e-4
+//! units, static IK within 1e-5, the bone-order edge cases exactly;
+//! `sinew-cli/tests/generic_runtime.rs`). Physics runs between
+//! [`MmdSkeletonInstance::evaluate_before_physics`] and
+//! [`MmdSkeletonInstance::evaluate_after_physics`] ([`MmdSkeletonInstance::write_locals`] →
+//! a physics step → [`MmdSkeletonInstance::set_world_from_skeleton_order`]).
 
 use std::sync::Arc;
 
@@ -27,8 +29,10 @@ use glam::{Affine3A, Vec3};
 use sinew::dynamics::DynamicsError;
 use sinew::{Skeleton, SkeletonInstance, Transform};
 
-use crate::dynamics_reader::{read_constraints, read_ik, MmdReaderOptions, ReadReport};
-use crate::{EvalOptions, GenericGap, MmdInstance, MmdModel};
+use crate::dynamics_reader::{
+    mmd_evaluation_order, read_constraints, read_ik, MmdReaderOptions, ReadReport,
+};
+use crate::{EvalOptions, MmdInstance, MmdModel};
 
 /// The generic definitions of one model for one mode, shared by every
 /// [`MmdSkeletonInstance`] of that model and mode ([`MmdModel::generic_definitions`]).
@@ -45,10 +49,23 @@ pub(crate) struct GenericDefinitions {
 
 impl GenericDefinitions {
     /// Reads `model`'s definitions for `options` (IK chains with `options.ik`, append with
-    /// `options.append`) on its evaluation skeleton.
-    pub(crate) fn read(model: &MmdModel, options: EvalOptions) -> Result<Self, DynamicsError> {
-        let reader = MmdReaderOptions::mmd_runtime();
-        let skeleton = model.evaluation_skeleton();
+    /// `options.append`): staged on its evaluation skeleton, or (`bone_by_bone`) with MMD's
+    /// evaluation order on its own skeleton.
+    pub(crate) fn read(
+        model: &MmdModel,
+        options: EvalOptions,
+        bone_by_bone: bool,
+    ) -> Result<Self, DynamicsError> {
+        let reader = if bone_by_bone {
+            MmdReaderOptions::mmd_bone_by_bone()
+        } else {
+            MmdReaderOptions::mmd_runtime()
+        };
+        let skeleton = if bone_by_bone {
+            Arc::clone(model.skeleton())
+        } else {
+            model.evaluation_skeleton()
+        };
         let mut generic = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
         let mut report = ReadReport::default();
@@ -60,15 +77,18 @@ impl GenericDefinitions {
             &mut builder,
             options.append,
             reader.fixed_axis_constraints,
-            reader.evaluation_order,
+            reader.append_rules(),
             &mut report,
         )?;
+        if bone_by_bone {
+            builder.evaluation_order(mmd_evaluation_order(model, &skeleton));
+        }
         let dynamics = builder.attach(&mut generic)?;
         let ids = (0..model.bones().len())
             .map(|i| {
                 skeleton
                     .from_source_index(i)
-                    .expect("a file bone of the evaluation skeleton")
+                    .expect("a file bone of the skeleton")
                     .index()
             })
             .collect();
@@ -94,30 +114,63 @@ pub struct MmdSkeletonInstance {
     world: Vec<Affine3A>,
     /// What the definitions were read for.
     options: EvalOptions,
+    /// The definitions carry MMD's evaluation order.
+    bone_by_bone: bool,
 }
 
 impl MmdSkeletonInstance {
     /// An instance of the model's definitions for `options` (IK chains with `options.ik`,
-    /// append with `options.append`) on its evaluation skeleton; the definitions are read once
-    /// per model and mode and shared by every instance.
+    /// append with `options.append`): evaluated in stages when the model has no
+    /// [`GenericGap`](crate::GenericGap) ([`MmdModel::evaluates_generically`]), bone by bone otherwise. The
+    /// definitions are read once per model and mode and shared by every instance.
     ///
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract (never for a
     /// model this crate loaded).
     pub fn new(model: Arc<MmdModel>, options: EvalOptions) -> Result<Self, DynamicsError> {
-        let definitions = model.generic_definitions(options).clone()?;
-        let n = model.bones().len();
-        Ok(Self::from_definitions(model, definitions, options, n))
+        let bone_by_bone = !model.evaluates_in_stages();
+        Self::with_evaluation(model, options, bone_by_bone)
     }
 
-    /// An instance for an [`MmdInstance`] to evaluate through with [`Self::evaluate_into`]:
-    /// no world buffer of its own; `None` when the definitions were refused.
-    pub(crate) fn without_world(model: &Arc<MmdModel>, options: EvalOptions) -> Option<Self> {
-        let definitions = Arc::clone(model.generic_definitions(options).as_ref().ok()?);
+    /// [`Self::new`] with the evaluation chosen: `bone_by_bone` (MMD's order, exact for every
+    /// model) or staged (exact for models without [`GenericGap`](crate::GenericGap)(crate::GenericGap)s, faster).
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_evaluation(
+        model: Arc<MmdModel>,
+        options: EvalOptions,
+        bone_by_bone: bool,
+    ) -> Result<Self, DynamicsError> {
+        let definitions = model.generic_definitions(options, bone_by_bone).clone()?;
+        let n = model.bones().len();
+        Ok(Self::from_definitions(
+            model,
+            definitions,
+            options,
+            bone_by_bone,
+            n,
+        ))
+    }
+
+    /// An instance for an [`MmdInstance`] to evaluate through: no world buffer of its own;
+    /// `None` when the definitions were refused.
+    pub(crate) fn without_world(
+        model: &Arc<MmdModel>,
+        options: EvalOptions,
+        bone_by_bone: bool,
+    ) -> Option<Self> {
+        let definitions = Arc::clone(
+            model
+                .generic_definitions(options, bone_by_bone)
+                .as_ref()
+                .ok()?,
+        );
         Some(Self::from_definitions(
             Arc::clone(model),
             definitions,
             options,
+            bone_by_bone,
             0,
         ))
     }
@@ -126,6 +179,7 @@ impl MmdSkeletonInstance {
         model: Arc<MmdModel>,
         definitions: Arc<GenericDefinitions>,
         options: EvalOptions,
+        bone_by_bone: bool,
         world: usize,
     ) -> Self {
         Self {
@@ -133,26 +187,61 @@ impl MmdSkeletonInstance {
             world: vec![Affine3A::IDENTITY; world],
             definitions,
             options,
+            bone_by_bone,
             model,
         }
     }
 
-    /// Evaluates one frame from `animated`'s input (translations and rotations with bone
-    /// morphs, IK toggles, physics-simulated chains paused while its physics is active):
-    /// constraints → hierarchy → IK → late constraints. World matrices in [`Self::world`].
+    /// Whether the definitions carry MMD's evaluation order (bone by bone) rather than the
+    /// staged evaluation.
+    #[must_use]
+    pub fn is_bone_by_bone(&self) -> bool {
+        self.bone_by_bone
+    }
+
+    /// Evaluates one whole frame (no physics step) from `animated`'s input (translations and
+    /// rotations with bone morphs, IK toggles, physics-simulated chains paused while its
+    /// physics is active). World matrices in [`Self::world`].
     ///
     /// # Panics
     /// When `animated` is an instance of another model (its bone count differs).
     pub fn evaluate(&mut self, animated: &MmdInstance) {
         let mut world = std::mem::take(&mut self.world);
-        self.evaluate_into(animated, &mut world);
+        self.evaluate_into(animated, &mut world, false);
         self.world = world;
     }
 
-    /// [`Self::evaluate`], the world matrices written to `out` (file order) instead of kept:
-    /// what an [`MmdInstance`] evaluating through this instance calls (one world buffer per
-    /// character, its own).
-    pub(crate) fn evaluate_into(&mut self, animated: &MmdInstance, out: &mut [Affine3A]) {
+    /// The part of a frame before a physics step: bone by bone, the bones MMD evaluates before
+    /// physics (those flagged "after physics" keep the identity until
+    /// [`Self::evaluate_after_physics`]); staged, the whole frame.
+    ///
+    /// # Panics
+    /// As [`Self::evaluate`].
+    pub fn evaluate_before_physics(&mut self, animated: &MmdInstance) {
+        let mut world = std::mem::take(&mut self.world);
+        self.evaluate_into(animated, &mut world, true);
+        self.world = world;
+    }
+
+    /// After a physics step set the world matrices
+    /// ([`Self::set_world_from_skeleton_order`]): bone by bone, the bones flagged "after
+    /// physics" are evaluated from there (their IKs solved); staged, nothing to do (a plain
+    /// after-physics bone followed its parent through the step).
+    pub fn evaluate_after_physics(&mut self) {
+        let mut world = std::mem::take(&mut self.world);
+        self.after_physics_into(&mut world);
+        self.world = world;
+    }
+
+    /// [`Self::evaluate`] (or, `before_physics`, [`Self::evaluate_before_physics`]), the world
+    /// matrices written to `out` (file order) instead of kept: what an [`MmdInstance`]
+    /// evaluating through this instance calls (one world buffer per character, its own).
+    pub(crate) fn evaluate_into(
+        &mut self,
+        animated: &MmdInstance,
+        out: &mut [Affine3A],
+        before_physics: bool,
+    ) {
         assert_eq!(
             animated.bone_count(),
             self.definitions.ids.len(),
@@ -174,23 +263,35 @@ impl MmdSkeletonInstance {
                     .set_ik_enabled_by_index(c, animated.ik_active(i));
             }
         }
-        self.instance.update_transform();
+        self.instance.set_ik_tolerance(animated.ik_tolerance());
+        if before_physics {
+            self.instance.update_transform_before_physics();
+        } else {
+            self.instance.update_transform();
+        }
+        self.world_out(out);
+    }
+
+    /// [`Self::evaluate_after_physics`] on `world` (file order, as the step left it).
+    pub(crate) fn after_physics_into(&mut self, world: &mut [Affine3A]) {
+        if !self.bone_by_bone {
+            return;
+        }
+        // The step's world matrices as they are (MMD's append then reads the animated pose of
+        // the bones physics moved, not their simulated one).
+        let buffer = self.instance.state_mut().allocate_world();
+        for (w, &id) in world.iter().zip(self.definitions.ids.iter()) {
+            buffer[id] = *w;
+        }
+        self.instance.update_transform_after_physics_world();
+        self.world_out(world);
+    }
+
+    fn world_out(&self, out: &mut [Affine3A]) {
         let world = self.instance.world();
         for (w, &id) in out.iter_mut().zip(self.definitions.ids.iter()) {
             *w = world[id];
         }
-    }
-
-    /// Whether a physics step may run between [`Self::evaluate`] and
-    /// [`Self::set_world_from_skeleton_order`] as MMD runs it: no bone flagged "after physics"
-    /// reads more than its parent ([`GenericGap::AfterPhysics`]; a plain one follows its parent
-    /// through the step's hierarchy, as MMD evaluates it after the step). The step works on the
-    /// model's own skeleton; the pose goes in and out in file order, so a bone MMD evaluates
-    /// before its parent keeps its place. Derived from the model on each call.
-    #[must_use]
-    pub fn physics_ready(&self) -> bool {
-        !(self.model.generic_gaps(true).iter())
-            .any(|g| matches!(g, GenericGap::AfterPhysics { .. }))
     }
 
     /// Writes the evaluated pose as local transforms of the model's skeleton (skeleton order,
@@ -230,7 +331,8 @@ impl MmdSkeletonInstance {
         &self.instance
     }
 
-    /// The evaluation skeleton ([`MmdModel::evaluation_skeleton`]).
+    /// The skeleton evaluated: [`MmdModel::evaluation_skeleton`] when staged,
+    /// [`MmdModel::skeleton`] bone by bone.
     #[must_use]
     pub fn skeleton(&self) -> &Arc<Skeleton> {
         self.definitions.model.skeleton()
@@ -255,13 +357,15 @@ impl MmdSkeletonInstance {
 }
 
 impl MmdModel {
-    /// The generic definitions for `options`, read on first use and shared by every
-    /// [`MmdSkeletonInstance`] (and so every [`MmdInstance`]) of this model in that mode.
+    /// The generic definitions for `options`, staged or `bone_by_bone`, read on first use and
+    /// shared by every [`MmdSkeletonInstance`] (and so every [`MmdInstance`]) of this model in
+    /// that mode.
     pub(crate) fn generic_definitions(
         &self,
         options: EvalOptions,
+        bone_by_bone: bool,
     ) -> &Result<Arc<GenericDefinitions>, DynamicsError> {
-        self.generic_definitions[options.slot()]
-            .get_or_init(|| GenericDefinitions::read(self, options).map(Arc::new))
+        self.generic_definitions[options.slot() + 4 * usize::from(bone_by_bone)]
+            .get_or_init(|| GenericDefinitions::read(self, options, bone_by_bone).map(Arc::new))
     }
 }

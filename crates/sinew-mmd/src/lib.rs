@@ -8,28 +8,27 @@
 //!      │                            ◀─to_bytes─ (PMX, VMD)
 //!      ▼
 //!  MmdModel (Arc)                   bones in file order, IK, appends, bodies, joints, mesh,
-//!      │                            morphs, sinew Skeleton; validated; its MmdPlan (orders,
-//!      │                            IK paths, link data, lockstep pairs) derived once, shared
+//!      │                            morphs, sinew Skeleton; validated; its generic
+//!      │                            definitions per mode read once, shared
 //!      ▼
 //!  MotionPlayer / MotionMixer       VMD keys sampled (bones, morphs, IK toggles) ─┐
 //!      ▼                                                                          │
 //!  MmdInstance                      per character: animated input, morphs, IK     ◀┘
-//!      │                            toggles; MmdInstance::evaluate runs either
-//!      ├─ MmdSkeletonInstance       the generic SkeletonInstance over the reader's
-//!      │                            MMD-runtime definitions (every model without a
-//!      │                            GenericGap: all the shared assets), or
-//!      └─ MMD's bone-by-bone engine FK + append + CCD in MMD's order, for the rules the
-//!                                   definitions do not express (MmdModel::generic_gaps),
-//!                                   a caller's IK tolerance, or when asked
+//!      │                            toggles, world matrices; evaluate() runs
+//!      └─ MmdSkeletonInstance       the generic SkeletonInstance over the reader's
+//!                                   MMD-runtime definitions: in stages for a model
+//!                                   without GenericGap (all the shared assets), bone
+//!                                   by bone in MMD's EvaluationOrder otherwise
 //!                                   (before / after physics; sinew-physics between)
 //!      ▼
 //!  world / skin matrices            → sinew-skin (mesh, SDEF), a renderer, a bake
 //! ```
 //!
 //! The same model converts into sinew's generic definitions ([`MmdSkeletonDynamicsReader`]:
-//! skeleton, dynamics, clips); with [`MmdReaderOptions::mmd_runtime`] the generic
-//! `SkeletonInstance` evaluates it as MMD runtimes do ([`MmdSkeletonInstance`]), both paths
-//! running sinew-ik's one CCD.
+//! skeleton, dynamics, clips); with [`MmdReaderOptions::mmd_runtime`] (or
+//! [`MmdReaderOptions::mmd_bone_by_bone`]) the generic `SkeletonInstance` evaluates it as MMD
+//! runtimes do ([`MmdSkeletonInstance`]) with sinew-ik's one CCD. There is no evaluation
+//! engine of this crate's own.
 //!
 //! # Entry points
 //!
@@ -80,6 +79,6 @@ pub use model::{GenericGap, MmdError, MmdFormat, MmdModel};
 pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
 pub use pmd::Pmd;
 pub use pmx::Pmx;
-pub use runtime::{EvalOptions, MmdInstance, MmdPlan, MMD_IK_TOLERANCE};
+pub use runtime::{EvalOptions, MmdInstance, MMD_IK_TOLERANCE};
 pub use static_pose::{PoseError, StaticPose};
 pub use vmd::{decode_bone_interpolation, Vmd};

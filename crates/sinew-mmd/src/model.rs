@@ -228,27 +228,17 @@ pub struct MmdModel {
     pub(crate) eval_rank: Vec<usize>,
     /// Per bone: it owns an IK whose links all carry simulated bodies (computed on first use).
     pub(crate) ik_simulated: std::sync::OnceLock<Vec<bool>>,
-    /// The evaluation plan (derived on first use, then shared by every instance).
-    pub(crate) plan: std::sync::OnceLock<Arc<crate::runtime::MmdPlan>>,
     /// The skeleton in MMD's evaluation order (derived on first use; see
     /// [`Self::evaluation_skeleton`]).
     pub(crate) evaluation_skeleton: std::sync::OnceLock<Arc<Skeleton>>,
-    /// The generic definitions per mode (append, IK), read on first use and shared.
-    pub(crate) generic_definitions: [GenericDefinitionsCell; 4],
+    /// The generic definitions per mode (append, IK; staged, then bone by bone), read on
+    /// first use and shared.
+    pub(crate) generic_definitions: [GenericDefinitionsCell; 8],
     /// Whether [`Self::generic_gaps`] (physics included) is empty (derived on first use).
     pub(crate) gap_free: std::sync::OnceLock<bool>,
 }
 
 impl MmdModel {
-    /// The evaluation plan every [`MmdInstance`](crate::MmdInstance) of this model shares
-    /// (evaluation orders, children, IK paths and link data, lockstep partners), derived on
-    /// first use.
-    #[must_use]
-    pub fn plan(&self) -> &Arc<crate::runtime::MmdPlan> {
-        self.plan
-            .get_or_init(|| Arc::new(crate::runtime::MmdPlan::new(self)))
-    }
-
     /// Whether bone `bone` owns an IK whose links all carry simulated (not follow-bone) rigid
     /// bodies: MMD does not solve such a chain while physics runs.
     #[must_use]

@@ -1,15 +1,11 @@
 //! [`MmdInstance`]: one character's animated input (motion, bone morphs, IK toggles) and its
-//! evaluation. A model the generic definitions express whole (no
-//! [`GenericGap`](crate::GenericGap): every shared asset) is evaluated by the generic
-//! `SkeletonInstance` ([`MmdSkeletonInstance`], one per mode used, built on first use); the
-//! rest — and any evaluation under a caller's IK tolerance, or with
-//! [`MmdInstance::set_bone_by_bone`] — by MMD's own frame evaluation, bone by bone, as
-//! babylon-mmd 1.3.0 (after saba) does it, described below. Both match babylon-mmd (the shared
-//! assets, 249 generated models: `sinew-hostile/tests/babylon_generated.rs`).
-//!
-//! The bone-by-bone evaluation of one frame:
-//!
-//! One frame ([`MmdInstance::evaluate`]):
+//! world matrices, evaluated by the generic `SkeletonInstance` over the reader's MMD
+//! definitions ([`MmdSkeletonInstance`], one per mode used, built on first use and fed from
+//! this input each frame). A model without a [`GenericGap`](crate::GenericGap) (every shared
+//! asset) is evaluated in stages; one with gaps — or any model after
+//! [`MmdInstance::set_bone_by_bone`] — bone by bone in MMD's order (the definitions carry it
+//! as an [`EvaluationOrder`](sinew::dynamics::EvaluationOrder)), as babylon-mmd 1.3.0 (after
+//! saba) evaluates:
 //!
 //! 1. every world matrix is reset to identity, IK and append state cleared;
 //! 2. bones are visited in [`MmdModel::eval_order`] (deform layer, then file order; bones
@@ -18,54 +14,24 @@
 //!    rotation → `world = parent_world × local` (reading the parent's matrix *as it is then*: a
 //!    child listed before its parent sees an identity parent, as in MMD) → if the bone owns an
 //!    enabled IK, the IK is solved there and then;
-//! 3. the IK is MMD's CCD: per iteration each link turns about the axis between
-//!    (link → effector) and (link → IK bone) by at most `limit_angle × (link index + 1)`; a
-//!    link with angle limits uses the single limited axis (knees) for the first half of the
-//!    iterations, Euler limits in the order YXZ / ZYX / XZY chosen by which axis stays within
-//!    ±90°, reflected back into range during the first half and clamped after; the chain
-//!    below the link is re-evaluated after every step.
+//! 3. the IK is MMD's CCD (sinew-ik's one implementation, [`sinew::ik::ccd`]): per iteration
+//!    each link turns about the axis between (link → effector) and (link → IK bone) by at
+//!    most `limit_angle × (link index + 1)`; a link with angle limits uses the single limited
+//!    axis (knees) for the first half of the iterations, Euler limits in the order YXZ / ZYX /
+//!    XZY chosen by which axis stays within ±90°, reflected back into range during the first
+//!    half and clamped after; the chain below the link is re-evaluated after every step.
 //!
-//! The CCD itself is sinew-ik's one implementation ([`sinew::ik::ccd`]), which the generic
-//! `SkeletonInstance` runs too ([`MmdSkeletonInstance`] evaluates
-//! a model that way); this module supplies MMD's bones to it. How the two compute the same
-//! thing faster (results equal up to f32 rounding; 76 frames of the wavefile dance stay within
-//! 2.4e-4 units of babylon-mmd in every mode):
-//! - on a chain whose bones hang from one another (every MMD leg, hair and skirt chain), the
-//!   path base link → effector is kept as rotation + position. A sweep goes from the
-//!   effector toward the base, so each link still to come is an ancestor of the ones turned
-//!   and keeps its pose: only the effector is carried through the sweep (turned with the
-//!   link; a free link's whole shortest arc simply puts it on the line to the IK bone at its
-//!   own distance), and the path is re-evaluated from the local rotations once per iteration
-//!   (so rounding does not accumulate);
-//! - a link free about one axis (knees) is limited from the half-angle identities
-//!   (sinew-ik's `ccd/axis_limit.rs`) rather than `atan2` + `sin_cos`;
-//! - an iteration that leaves every IK rotation bit-identical ends its phase;
-//! - two chains of one shape touching disjoint bones (legs, hair strands) are solved in
-//!   lockstep, bit-identically ([`MmdInstance::set_lockstep`], `runtime/lockstep.rs`).
-//!
-//! What the evaluation derives from the model alone (orders, children, IK paths, link data,
-//! lockstep partners) is an [`MmdPlan`] computed once per model and shared by its instances
-//! (`runtime/plan.rs`); an instance holds only per-character buffers ([`MmdInstance::heap_bytes`]:
-//! 30.4 KB for miku_v2, was ≈ 75 KB with a private copy of the plan and scratch sized to the
-//! bone count).
-//!
-//! Rule sources: babylon-mmd `ikSolver.ts`, `mmdRuntimeBone.ts`, `appendTransformSolver.ts`
-//! (MIT), which document their own debt to saba's `MMDIkSolver.cpp`.
+//! Both evaluations match babylon-mmd (the shared assets; 249 generated models:
+//! `sinew-hostile/tests/babylon_generated.rs`). Rule sources: babylon-mmd `ikSolver.ts`,
+//! `mmdRuntimeBone.ts`, `appendTransformSolver.ts` (MIT), which document their own debt to
+//! saba's `MMDIkSolver.cpp`.
 
 use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
-use sinew::ik::ccd::PathScratch;
 
 use crate::model::MmdModel;
 use crate::MmdSkeletonInstance;
-
-mod evaluate;
-mod ik;
-mod lockstep;
-mod plan;
-
-pub use plan::MmdPlan;
 
 /// MMD's IK tolerance: an IK stops iterating once its effector is this close (model units) to
 /// the IK bone, or already starts there (babylon-mmd, saba).
@@ -112,13 +78,10 @@ impl Default for EvalOptions {
 
 /// One character evaluated the MMD way. Holds the animated input (per file bone: translation
 /// offset from rest and rotation), bone morphs, IK toggles, and the world matrices in file
-/// order; evaluates through the generic `SkeletonInstance` where the model allows it, else bone
-/// by bone (see the module docs).
+/// order; evaluates through the generic `SkeletonInstance` (see the module docs).
 #[derive(Clone, Debug)]
 pub struct MmdInstance {
     model: Arc<MmdModel>,
-    /// What the evaluation derives from the model alone (shared by its instances).
-    plan: Arc<MmdPlan>,
     /// Animated translation offset from the rest position, per file bone (VMD/VPD "t").
     translation: Vec<Vec3>,
     /// Animated local rotation, per file bone (VMD/VPD "r").
@@ -127,40 +90,23 @@ pub struct MmdInstance {
     /// Physics is on: chains whose links are all simulated are not solved.
     physics_active: bool,
     world: Vec<Affine3A>,
-    ik_rotation: Vec<Quat>,
-    chain_rotation: Vec<Quat>,
-    chain_position: Vec<Vec3>,
-    append_rotation: Vec<Quat>,
-    append_position: Vec<Vec3>,
-    stack: Vec<usize>,
-    /// IK rotations before a sweep, for chains solved over the bones (`ik.rs`).
-    ik_snapshot: Vec<Quat>,
-    /// IK paths as rotation + position during the iterations, one chain or a lockstep pair.
-    ccd: PathScratch,
     /// Whether pairs are solved in lockstep (see [`Self::set_lockstep`]).
     lockstep: bool,
     /// The caller's tolerance, if any (`None`: MMD's).
     ik_tolerance: Option<f32>,
-    /// Per bone: its IK was solved with its partner's earlier in this evaluation.
-    solved_early: Vec<bool>,
-    options: EvalOptions,
     /// Morph weights as set, and after group expansion (one per model morph).
     morph_weights: Vec<f32>,
     morph_effective: Vec<f32>,
     /// Per bone: the bone morphs' translation offset and rotation (identity / zero when none).
     morph_translation: Vec<Vec3>,
     morph_rotation: Vec<Quat>,
-    /// IK solves in progress (an IK whose effector has IK solves that one inside its own). The
-    /// loader already refuses nesting deeper than [`crate::validate::MAX_IK_NESTING`]; this
-    /// keeps the recursion bounded by construction.
-    ik_nesting: usize,
-    /// The generic instances that evaluate the model when its definitions express every rule
-    /// (one per mode, built on first use; none when bone by bone).
+    /// The generic instances evaluating this character, one per mode and evaluation (built on
+    /// first use).
     generic: GenericSlot,
     /// Bone by bone whatever the model ([`Self::set_bone_by_bone`]).
     bone_by_bone: bool,
-    /// The last evaluation ran through `generic`.
-    using_generic: bool,
+    /// The slot of the last evaluation's generic instance.
+    last: Option<usize>,
 }
 
 impl MmdInstance {
@@ -168,79 +114,43 @@ impl MmdInstance {
     #[must_use]
     pub fn new(model: Arc<MmdModel>) -> Self {
         let n = model.bones.len();
-        let plan = Arc::clone(model.plan());
         Self {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
             ik_enabled: vec![true; n],
             physics_active: false,
             world: vec![Affine3A::IDENTITY; n],
-            // The bone-by-bone engine's buffers: sized on its first evaluation.
-            ik_rotation: Vec::new(),
-            chain_rotation: Vec::new(),
-            chain_position: Vec::new(),
-            append_rotation: Vec::new(),
-            append_position: Vec::new(),
-            stack: Vec::new(),
-            ik_snapshot: Vec::new(),
             lockstep: true,
             ik_tolerance: None,
-            solved_early: Vec::new(),
-            ccd: PathScratch::new(),
-            options: EvalOptions::default(),
             morph_weights: vec![0.0; model.morphs.len()],
             morph_effective: vec![0.0; model.morphs.len()],
             morph_translation: vec![Vec3::ZERO; n],
             morph_rotation: vec![Quat::IDENTITY; n],
-            ik_nesting: 0,
             generic: GenericSlot::default(),
             bone_by_bone: false,
-            using_generic: false,
-            plan,
+            last: None,
             model,
         }
     }
 
-    /// Sizes the bone-by-bone engine's buffers (once: its first evaluation).
-    fn bone_by_bone_buffers(&mut self) {
-        let n = self.model.bones.len();
-        if self.ik_rotation.len() == n {
-            return;
-        }
-        let (path, links) = (self.plan.max_path, self.plan.max_links);
-        self.ik_rotation = vec![Quat::IDENTITY; n];
-        self.chain_rotation = vec![Quat::IDENTITY; n];
-        self.chain_position = vec![Vec3::ZERO; n];
-        self.append_rotation = vec![Quat::IDENTITY; n];
-        self.append_position = vec![Vec3::ZERO; n];
-        self.stack = Vec::with_capacity(n);
-        self.ik_snapshot = Vec::with_capacity(links);
-        self.solved_early = vec![false; n];
-        // Two lanes for lockstep pairs.
-        self.ccd = PathScratch::with_capacity(2 * path, 2 * links);
-    }
-
-    /// Evaluates bone by bone (MMD's order, this module's engine) even where the generic
-    /// definitions express the model, which is otherwise evaluated by the generic
-    /// `SkeletonInstance` ([`Self::evaluates_generically`]). For comparisons; both match
-    /// babylon-mmd.
+    /// Evaluates bone by bone in MMD's order even where the staged evaluation expresses the
+    /// model (which it otherwise uses: faster, the same result to f32 rounding). For
+    /// comparisons; both match babylon-mmd.
     pub fn set_bone_by_bone(&mut self, on: bool) {
         self.bone_by_bone = on;
     }
 
-    /// Whether the last evaluation ran through the generic `SkeletonInstance`
-    /// ([`MmdSkeletonInstance`]): the model has no [`GenericGap`](crate::GenericGap) (physics
-    /// included), no IK tolerance of the caller's is set and bone-by-bone evaluation is not
-    /// forced. Otherwise MMD's bone-by-bone evaluation ran.
+    /// Whether the last evaluation ran bone by bone ([`Self::set_bone_by_bone`], or a model
+    /// with [`GenericGap`](crate::GenericGap)s) rather than in stages.
     #[must_use]
-    pub fn evaluates_generically(&self) -> bool {
-        self.using_generic
+    pub fn is_bone_by_bone(&self) -> bool {
+        self.last.is_some_and(|slot| slot >= 4)
     }
 
-    /// Bytes this instance holds on the heap in its own buffers: the animated input and the
-    /// bone-by-bone engine's buffers, not the model or the plan it shares with every other
-    /// instance ([`MmdPlan::heap_bytes`]), nor the generic instance it evaluates gap-free models
-    /// with (measured with a counting allocator by the `mmd_instance_bytes` example).
+    /// Bytes this instance holds on the heap in its own buffers (animated input, morphs,
+    /// world), not the model or the definitions it shares with every other instance, nor the
+    /// generic instances it evaluates through (measured with a counting allocator by the
+    /// `mmd_instance_bytes` example).
     #[must_use]
     pub fn heap_bytes(&self) -> usize {
         fn bytes<T>(v: &Vec<T>) -> usize {
@@ -250,26 +160,11 @@ impl MmdInstance {
             + bytes(&self.rotation)
             + bytes(&self.ik_enabled)
             + bytes(&self.world)
-            + bytes(&self.ik_rotation)
-            + bytes(&self.chain_rotation)
-            + bytes(&self.chain_position)
-            + bytes(&self.append_rotation)
-            + bytes(&self.append_position)
-            + bytes(&self.stack)
-            + bytes(&self.ik_snapshot)
-            + self.ccd.heap_bytes()
-            + bytes(&self.solved_early)
             + bytes(&self.morph_weights)
             + bytes(&self.morph_effective)
             + bytes(&self.morph_translation)
             + bytes(&self.morph_rotation)
             + std::mem::size_of::<Self>()
-    }
-
-    /// The evaluation plan this instance shares with every instance of its model.
-    #[must_use]
-    pub fn plan(&self) -> &Arc<MmdPlan> {
-        &self.plan
     }
 
     /// The model.
@@ -344,9 +239,8 @@ impl MmdInstance {
     /// every IK rotation bit-identical (ending the limited-axis phase, then the solve).
     /// `Some(distance)` trades exactness for speed: stop once within `distance` (a reachable
     /// target then stops after a few iterations instead of going on toward 1e-4 units; one the
-    /// chain cannot reach still runs every iteration, as in MMD). With `Some`, evaluations run
-    /// bone by bone (the generic definitions carry each chain's tolerance). Returns false,
-    /// changing nothing, unless `distance` is finite and positive.
+    /// chain cannot reach still runs every iteration, as in MMD). Returns false, changing
+    /// nothing, unless `distance` is finite and positive.
     pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
         match tolerance {
             Some(d) if !(d.is_finite() && d > 0.0) => false,
@@ -361,13 +255,6 @@ impl MmdInstance {
     #[must_use]
     pub fn ik_tolerance(&self) -> Option<f32> {
         self.ik_tolerance
-    }
-
-    /// The squared distance at which IK stops: MMD's exactly `1e-8` (as the solver always
-    /// compared; not the rounded square of 1e-4), or the caller's tolerance squared.
-    #[inline]
-    fn ik_tolerance_sq(&self) -> f32 {
-        self.ik_tolerance.map_or(1e-8, |d| d * d)
     }
 
     /// Tells the instance whether rigid-body physics runs after its before-physics pass. With
@@ -389,7 +276,10 @@ impl MmdInstance {
     /// morphs applied, the rotation under the bone's fixed axis
     /// ([`MmdModel::fixed_axis_rotation`]).
     pub(crate) fn animated_input(&self, i: usize) -> (Vec3, Quat) {
-        (self.animated_translation(i), self.animated_rotation(i))
+        (
+            self.translation[i] + self.morph_translation[i],
+            self.morph_rotation[i] * self.model.fixed_axis_rotation(i, self.rotation[i]),
+        )
     }
 
     /// Whether the IK owned by bone `i` is solved: enabled, and not a chain physics simulates
@@ -414,66 +304,52 @@ impl MmdInstance {
     /// legs, two hair strands), next to each other in the evaluation order, are solved in
     /// lockstep: each chain's CCD is a chain of dependent operations, and two at once keep the
     /// core busier. On by default; the results are bit-identical either way (off is for
-    /// comparison).
+    /// comparison). Bone by bone, chains are solved one at a time.
     pub fn set_lockstep(&mut self, on: bool) {
         self.lockstep = on;
     }
 
     /// Evaluates every bone (before- and after-physics passes back to back, physics off).
     pub fn evaluate(&mut self, options: EvalOptions) {
-        self.evaluate_before_physics(options);
-        self.evaluate_after_physics();
+        self.evaluate_pass(options, false);
     }
 
-    /// Resets and evaluates the bones that are not "after physics" — every bone when the
-    /// generic `SkeletonInstance` evaluates the model ([`Self::evaluates_generically`]: its
-    /// after-physics bones, if any, follow their parents through the physics step).
+    /// Evaluates the part of the frame before a physics step: bone by bone, the bones not
+    /// flagged "after physics" (those follow in [`Self::evaluate_after_physics`]); in stages,
+    /// every bone (a plain after-physics bone follows its parent through the step).
     pub fn evaluate_before_physics(&mut self, options: EvalOptions) {
-        self.options = options;
-        if self.model.evaluates_generically() && !self.bone_by_bone && self.ik_tolerance.is_none() {
-            // One generic instance per mode, built on first use (its definitions depend on
-            // the mode).
-            let slot = options.slot();
-            let generic = (self.generic.0[slot].take())
-                .or_else(|| MmdSkeletonInstance::without_world(&self.model, options).map(Box::new));
-            if let Some(mut g) = generic {
-                g.set_lockstep(self.lockstep);
-                let mut world = std::mem::take(&mut self.world);
-                g.evaluate_into(self, &mut world);
-                self.world = world;
-                self.generic.0[slot] = Some(g);
-                self.using_generic = true;
-                return;
-            }
-            // Definitions refused (never for a model this crate loaded): bone by bone.
-        }
-        self.using_generic = false;
-        self.bone_by_bone_buffers();
-        self.world.fill(Affine3A::IDENTITY);
-        self.ik_rotation.fill(Quat::IDENTITY);
-        self.chain_rotation.fill(Quat::IDENTITY);
-        self.chain_position.fill(Vec3::ZERO);
-        self.append_rotation.fill(Quat::IDENTITY);
-        self.append_position.fill(Vec3::ZERO);
-        self.solved_early.fill(false);
-        let plan = Arc::clone(&self.plan);
-        let order = &plan.before_physics;
-        for &i in order.iter() {
-            self.update_world(i, true);
-        }
+        self.evaluate_pass(options, true);
     }
 
-    /// Evaluates the bones flagged "after physics" (call after physics wrote the others);
-    /// nothing to do after a generic evaluation.
-    pub fn evaluate_after_physics(&mut self) {
-        if self.using_generic {
+    fn evaluate_pass(&mut self, options: EvalOptions, before_physics: bool) {
+        let bone_by_bone = self.bone_by_bone || !self.model.evaluates_in_stages();
+        let slot = options.slot() + 4 * usize::from(bone_by_bone);
+        let generic = (self.generic.0[slot].take()).or_else(|| {
+            MmdSkeletonInstance::without_world(&self.model, options, bone_by_bone).map(Box::new)
+        });
+        let Some(mut g) = generic else {
+            // Definitions refused (never for a model this crate loaded): the rest pose.
+            self.world.fill(Affine3A::IDENTITY);
+            self.last = None;
             return;
-        }
-        self.bone_by_bone_buffers();
-        let plan = Arc::clone(&self.plan);
-        let order = &plan.after_physics;
-        for &i in order.iter() {
-            self.update_world(i, true);
+        };
+        g.set_lockstep(self.lockstep);
+        let mut world = std::mem::take(&mut self.world);
+        g.evaluate_into(self, &mut world, before_physics);
+        self.world = world;
+        self.generic.0[slot] = Some(g);
+        self.last = Some(slot);
+    }
+
+    /// Evaluates the bones flagged "after physics" from the world matrices the step left
+    /// ([`Self::set_world_from_skeleton_order`]); nothing to do after a staged evaluation.
+    pub fn evaluate_after_physics(&mut self) {
+        let Some(slot) = self.last else { return };
+        if let Some(mut g) = self.generic.0[slot].take() {
+            let mut world = std::mem::take(&mut self.world);
+            g.after_physics_into(&mut world);
+            self.world = world;
+            self.generic.0[slot] = Some(g);
         }
     }
 
@@ -538,10 +414,10 @@ impl MmdInstance {
     }
 }
 
-/// The generic instances an [`MmdInstance`] evaluates through, one per mode (append, IK)
-/// used, each built on first use.
+/// The generic instances an [`MmdInstance`] evaluates through, one per mode (append, IK) and
+/// evaluation (staged, bone by bone) used, each built on first use.
 #[derive(Clone, Debug, Default)]
-struct GenericSlot([Option<Box<MmdSkeletonInstance>>; 4]);
+struct GenericSlot([Option<Box<MmdSkeletonInstance>>; 8]);
 
 #[cfg(test)]
 mod tests {

@@ -32,8 +32,7 @@ fn generic_instance_solves_mmd_chains_on_paths_and_in_lockstep() {
 
     let mut mmd = MmdInstance::new(Arc::clone(&model));
 
-    // MMD's bone-by-bone engine (the generic one would evaluate gap-free models).
-
+    // Bone by bone in MMD's order (the staged evaluation would run for this gap-free model).
     mmd.set_bone_by_bone(true);
     let mut player = MotionPlayer::new(motion, &model);
     let left_leg = model.bone_index("左足ＩＫ").unwrap();

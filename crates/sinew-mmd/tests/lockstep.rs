@@ -1,28 +1,28 @@
 //! Solving independent IK chains in lockstep (a model's two legs, two hair strands) must give
 //! exactly what solving them one after another gives: every world matrix of miku_v2 under the
 //! whole wavefile dance, bit for bit, in the IK modes; and also with one chain of a pair
-//! switched off by the motion's IK keys or by hand. The instances share their model's plan and
-//! their buffers never grow.
+//! switched off by the motion's IK keys or by hand. The instances' buffers never grow.
 
 mod common;
 
 use std::sync::Arc;
 
-use sinew_mmd::{EvalOptions, MmdInstance, MotionPlayer};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdSkeletonInstance, MotionPlayer};
 
 #[test]
 fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
     let Some((model, motion)) = common::miku_and_wavefile() else {
         return;
     };
-    // The pairs the plan finds (sinew's one footprint test, `SolveFootprint`): hair, legs,
-    // toes.
-    let pairs: Vec<(&str, &str)> = (model.plan().lockstep_pairs())
-        .map(|(a, b)| {
-            (
-                model.bones()[a].name.as_str(),
-                model.bones()[b].name.as_str(),
-            )
+    // The pairs the definitions find (sinew's one footprint test, `SolveFootprint`): hair,
+    // legs, toes.
+    let generic = MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).unwrap();
+    let dynamics = generic.instance().dynamics();
+    let chains = dynamics.ik_chains();
+    let pairs: Vec<(&str, &str)> = (0..chains.len())
+        .filter_map(|c| {
+            let p = dynamics.chain_path(c)?.partner()?;
+            Some((chains[c].name(), chains[p].name()))
         })
         .collect();
     assert_eq!(
@@ -34,8 +34,9 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
         ]
     );
     let left_leg = model.bone_index("左足ＩＫ").unwrap();
-    // Both engines: the generic `SkeletonInstance` (miku_v2 has no `GenericGap`) and MMD's
-    // bone by bone, each paired and alone.
+    // Both evaluations: staged (miku_v2 has no `GenericGap`; pairs in lockstep lanes) and
+    // bone by bone (chains one at a time: the switch changes nothing there), each paired and
+    // alone.
     for bone_by_bone in [false, true] {
         let mut paired = MmdInstance::new(Arc::clone(&model));
         let mut alone = MmdInstance::new(Arc::clone(&model));
@@ -43,11 +44,7 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
         for inst in [&mut paired, &mut alone] {
             inst.set_bone_by_bone(bone_by_bone);
         }
-        // One plan for the model, shared; the instances' own buffers never grow once they
-        // have evaluated (scratch sized from the plan: no allocation per frame).
-        assert!(
-            Arc::ptr_eq(paired.plan(), alone.plan()) && Arc::ptr_eq(paired.plan(), model.plan())
-        );
+        // The instances' own buffers never grow once they have evaluated.
         let mut bytes = None;
         let mut player = MotionPlayer::new(Arc::clone(&motion), &model);
         let mut frames = 0;
@@ -63,7 +60,7 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
                         inst.set_ik_enabled(left_leg, false);
                     }
                     inst.evaluate(options);
-                    assert_eq!(inst.evaluates_generically(), !bone_by_bone);
+                    assert_eq!(inst.is_bone_by_bone(), bone_by_bone);
                 }
                 for (i, (a, b)) in paired.world().iter().zip(alone.world()).enumerate() {
                     assert!(

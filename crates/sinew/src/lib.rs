@@ -18,6 +18,11 @@
 //!  world matrices / skin matrices          handed to any renderer
 //! ```
 //!
+//! The constraint → hierarchy → IK stages run as shown unless the definitions carry an
+//! [`EvaluationOrder`](dynamics::EvaluationOrder) (MMD's way, from sinew-mmd): then a
+//! [`SkeletonInstance`] evaluates one bone at a time in that order — constraint, IK rotation,
+//! world matrix, the chains it controls — with a split around the physics step.
+//!
 //! * [`math`]: [`Transform`] (TRS), XYZ Euler helpers; world transforms are [`glam::Affine3A`].
 //! * [`skeleton`]: [`Skeleton`], [`BoneId`], [`SkeletonBuilder`], and [`bind`](skeleton::bind)
 //!   for checking that another rig is animation-equivalent.

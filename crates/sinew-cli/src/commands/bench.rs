@@ -461,7 +461,7 @@ fn mmd_frame(timer: &Timer) -> Result<Vec<Row>, CliError> {
             ns: Some(ns),
             unit: "frame",
             note: format!(
-                "miku_v2 + wavefile, {} bones, motion + IK + append (MmdInstance, MMD's bone-by-bone engine)",
+                "miku_v2 + wavefile, {} bones, motion + IK + append (MmdInstance bone by bone: the generic instance in MMD's evaluation order)",
                 model.bones().len()
             ),
         },
@@ -469,7 +469,7 @@ fn mmd_frame(timer: &Timer) -> Result<Vec<Row>, CliError> {
             name: "MMD frame, SkeletonInstance",
             ns: Some(generic_ns),
             unit: "frame",
-            note: "the same through the generic instance (MmdSkeletonInstance; what MmdInstance uses for miku_v2)".into(),
+            note: "the same through the generic instance in stages (MmdSkeletonInstance; what MmdInstance uses for miku_v2)".into(),
         },
     ])
 }

@@ -50,14 +50,15 @@ pub struct PoseArgs {
     /// order from frame 0 at 30 fps up to the largest requested one.
     #[arg(long)]
     pub physics: bool,
-    /// Which runtime evaluates an MMD model: `generic` (the default: the specification's
-    /// `SkeletonInstance` over the definitions the MMD reader mounts for MMD runtimes — fk
-    /// none, grant the append/fixed-axis pose constraints, ik the CCD chains, full both) or
-    /// `mmd` (`MmdInstance`, MMD's bone-by-bone evaluation; the default for a model with rules
-    /// the generic definitions do not express, `MmdModel::generic_gaps`, e.g. a local append
-    /// or, with `--physics`, bones MMD evaluates after physics).
-    #[arg(long)]
-    pub runtime: Option<String>,
+    /// How the generic `SkeletonInstance` evaluates an MMD model: `staged` (constraints →
+    /// hierarchy → IK → late constraints; the default for a model it expresses whole) or
+    /// `bone-by-bone` (MMD's evaluation order carried in the definitions; the default for a
+    /// model with rules the staged evaluation does not express, `MmdModel::generic_gaps`,
+    /// e.g. a local append from a bone evaluated later or, with `--physics`, bones MMD
+    /// evaluates after physics that read more than their parent). `--runtime generic` and
+    /// `--runtime mmd` are the older names of the two.
+    #[arg(long, alias = "runtime")]
+    pub evaluation: Option<String>,
     /// The animation to sample (glTF models; default 0).
     #[arg(long)]
     pub clip: Option<usize>,
@@ -158,14 +159,14 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             "needs --motion (physics is simulated along the motion from frame 0)",
         ));
     }
-    let requested = match args.runtime.as_deref() {
+    let requested = match args.evaluation.as_deref() {
         None => None,
-        Some("mmd") => Some(false),
-        Some("generic") => Some(true),
+        Some("bone-by-bone" | "mmd") => Some(true),
+        Some("staged" | "generic") => Some(false),
         Some(other) => {
             return Err(bad_input(
-                &PathBuf::from("--runtime"),
-                format!("unknown runtime \"{other}\" (use mmd or generic)"),
+                &PathBuf::from("--evaluation"),
+                format!("unknown evaluation \"{other}\" (use staged or bone-by-bone)"),
             ))
         }
     };
@@ -179,22 +180,22 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     }
     let bytes = read_file(&args.model)?;
     let model = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
-    // The generic runtime by default, where it evaluates the model as MMD does (no
-    // `GenericGap`), else MMD's own.
+    // In stages by default where that expresses the model (no `GenericGap`), else bone by
+    // bone.
     let gaps = model.generic_gaps(args.physics);
-    let generic = match requested {
-        Some(true)
+    let bone_by_bone = match requested {
+        Some(false)
             if gaps
                 .iter()
                 .any(|g| matches!(g, GenericGap::AfterPhysics { .. })) =>
         {
             return Err(bad_input(
-                &PathBuf::from("--runtime"),
-                "this model has after-physics bones that read more than their parent (MmdModel::generic_gaps): --physics needs --runtime mmd",
+                &PathBuf::from("--evaluation"),
+                "this model has after-physics bones that read more than their parent (MmdModel::generic_gaps): --physics needs --evaluation bone-by-bone",
             ))
         }
         Some(choice) => choice,
-        None => gaps.is_empty(),
+        None => !gaps.is_empty(),
     };
     let (pose, pose_value) = match &args.pose {
         Some(p) => {
@@ -228,10 +229,8 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
         None => None,
     };
+    // The animated input (motion, pose), evaluated by one generic instance per mode.
     let mut inst = MmdInstance::new(Arc::clone(&model));
-    // `--runtime mmd`: MMD's bone-by-bone engine (an `MmdInstance` would otherwise evaluate a
-    // gap-free model through the generic one).
-    inst.set_bone_by_bone(!generic);
     if let Some(pose) = &pose {
         let unknown = pose.apply(&mut inst);
         for u in unknown {
@@ -268,7 +267,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         })
         .collect();
     let head = json!({
-        "tool": format!("sinew {} {}, physics {}", env!("CARGO_PKG_VERSION"), if generic { "SkeletonInstance (generic definitions)" } else { "MmdInstance" }, if args.physics { "on (30 fps from frame 0)" } else { "off" }),
+        "tool": format!("sinew {} {}, physics {}", env!("CARGO_PKG_VERSION"), if bone_by_bone { "SkeletonInstance, bone by bone (MMD's evaluation order)" } else { "SkeletonInstance, staged" }, if args.physics { "on (30 fps from frame 0)" } else { "off" }),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
@@ -308,18 +307,13 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
         serde_json::to_writer(&mut out, mode).map_err(|e| output.error(e))?;
         out.write_all(b":[").map_err(io)?;
+        let mut g = MmdSkeletonInstance::with_evaluation(Arc::clone(&model), opts, bone_by_bone)
+            .map_err(|e| bad_input(&args.model, e))?;
         if args.physics {
             // Simulated from frame 0; the requested frames' matrices are kept (within the
             // memory bound checked above) and written in the order asked.
             let mut physics = MmdPhysics::new(&model, &args.model)?;
             inst.set_physics_active(true);
-            let mut g = match generic {
-                true => Some(
-                    MmdSkeletonInstance::new(Arc::clone(&model), opts)
-                        .map_err(|e| bad_input(&args.model, e))?,
-                ),
-                false => None,
-            };
             let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton().len()];
             let mut kept = std::collections::HashMap::with_capacity(sorted.len());
             let mut want = sorted.iter().peekable();
@@ -327,48 +321,26 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
                 if let Some(player) = player.as_mut() {
                     player.apply(frame as f32, &mut inst);
                 }
-                let world = match g.as_mut() {
-                    Some(g) => {
-                        g.evaluate(&inst);
-                        g.write_locals(&mut locals);
-                        physics.input_mut().copy_from_slice(&locals);
-                        g.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
-                        g.world()
-                    }
-                    None => {
-                        inst.evaluate_before_physics(opts);
-                        inst.write_locals(&mut locals);
-                        physics.input_mut().copy_from_slice(&locals);
-                        inst.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
-                        inst.evaluate_after_physics();
-                        inst.world()
-                    }
-                };
+                g.evaluate_before_physics(&inst);
+                g.write_locals(&mut locals);
+                physics.input_mut().copy_from_slice(&locals);
+                g.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
+                g.evaluate_after_physics();
                 if want.peek() == Some(&&frame) {
                     want.next();
-                    kept.insert(frame, world.to_vec());
+                    kept.insert(frame, g.world().to_vec());
                 }
             }
             for (k, frame) in args.frames.iter().enumerate() {
                 write_frame(&mut out, k == 0, *frame, &kept[frame])?;
-            }
-        } else if generic {
-            let mut g = MmdSkeletonInstance::new(Arc::clone(&model), opts)
-                .map_err(|e| bad_input(&args.model, e))?;
-            for (k, &frame) in args.frames.iter().enumerate() {
-                if let Some(player) = player.as_mut() {
-                    player.apply(frame as f32, &mut inst);
-                }
-                g.evaluate(&inst);
-                write_frame(&mut out, k == 0, frame, g.world())?;
             }
         } else {
             for (k, &frame) in args.frames.iter().enumerate() {
                 if let Some(player) = player.as_mut() {
                     player.apply(frame as f32, &mut inst);
                 }
-                inst.evaluate(opts);
-                write_frame(&mut out, k == 0, frame, inst.world())?;
+                g.evaluate(&inst);
+                write_frame(&mut out, k == 0, frame, g.world())?;
             }
         }
         out.write_all(b"]").map_err(io)?;

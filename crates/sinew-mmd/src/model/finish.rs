@@ -60,6 +60,17 @@ impl MmdModel {
             );
         }
         let skeleton = builder.build()?;
+        for b in &bones {
+            if let Some(ik) = b.ik.as_ref().filter(|ik| ik.iterations > 0) {
+                if !crate::dynamics_reader::ik_links_ordered(&skeleton, ik) {
+                    warnings.push(format!(
+                        "IK on bone \"{}\": its links do not form a parent chain down to the \
+                         effector; not solved (MMD solves the links as listed)",
+                        b.name
+                    ));
+                }
+            }
+        }
         let mut eval_order: Vec<usize> = (0..bones.len()).collect();
         eval_order.sort_by_key(|&i| (bones[i].after_physics, bones[i].layer));
         let mut eval_rank = vec![0; bones.len()];
@@ -80,7 +91,6 @@ impl MmdModel {
             eval_order,
             eval_rank,
             ik_simulated: std::sync::OnceLock::new(),
-            plan: std::sync::OnceLock::new(),
             evaluation_skeleton: std::sync::OnceLock::new(),
             generic_definitions: Default::default(),
             gap_free: std::sync::OnceLock::new(),

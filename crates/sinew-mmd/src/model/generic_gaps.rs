@@ -1,14 +1,16 @@
-//! Where MMD's bone-by-bone evaluation and the generic definitions part ([`GenericGap`]).
+//! Where MMD's bone-by-bone evaluation and the staged generic evaluation part ([`GenericGap`]).
 
 use super::MmdModel;
 use crate::dynamics_reader::{ik_links_ordered, local_appends_in_world};
 
-/// A rule of MMD's bone-by-bone evaluation (after babylon-mmd) that the generic definitions
-/// ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance)) do not express. A model with none
-/// evaluates the same both ways (to f32 rounding: `sinew-hostile/tests/runtimes_agree.rs`
-/// compares them on generated models) and [`MmdInstance`](crate::MmdInstance) evaluates it
-/// through the generic instance; for a model with any, `MmdInstance` and the tools evaluate
-/// bone by bone.
+/// A rule of MMD's bone-by-bone evaluation (after babylon-mmd) that the generic instance's
+/// staged evaluation (constraints → hierarchy → IK → late constraints) does not express. A
+/// model with none evaluates the same in stages and bone by bone (to f32 rounding:
+/// `sinew-hostile/tests/runtimes_agree.rs` compares them on generated models) and is evaluated
+/// in stages (faster); a model with any is evaluated bone by bone, its definitions carrying
+/// MMD's [`EvaluationOrder`](sinew::dynamics::EvaluationOrder)
+/// ([`MmdSkeletonInstance`](crate::MmdSkeletonInstance), [`MmdInstance`](crate::MmdInstance)),
+/// which expresses every gap but [`GenericGap::UnreadIk`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GenericGap {
     /// The bone is flagged "after physics" and its evaluation reads more than its parent
@@ -38,8 +40,9 @@ pub enum GenericGap {
         bone: usize,
     },
     /// The bone owns an IK whose links do not form a parent chain down to the effector (a link
-    /// listed twice, out of order, or not above the effector): the generic reader leaves the
-    /// chain out, MMD solves it as listed.
+    /// listed twice, out of order, or not above the effector): MMD solves it as listed; the
+    /// specification's chains require such a chain, so the reader leaves it out either way
+    /// (the model's load warnings say so).
     UnreadIk {
         /// File index.
         bone: usize,
@@ -54,10 +57,10 @@ pub enum GenericGap {
 }
 
 impl MmdModel {
-    /// Whether the model has no [`GenericGap`], physics included: the generic definitions
-    /// express it whole (derived once).
+    /// Whether the model has no [`GenericGap`], physics included: the staged evaluation
+    /// expresses it whole, and instances evaluate it that way (derived once).
     #[must_use]
-    pub fn evaluates_generically(&self) -> bool {
+    pub fn evaluates_in_stages(&self) -> bool {
         *self
             .gap_free
             .get_or_init(|| self.generic_gaps(true).is_empty())

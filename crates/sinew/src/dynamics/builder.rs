@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::chain_path::chain_paths;
 use super::{
-    BonePoseConstraint, DiamondConstraint, DynamicsError, IkChain, InheritanceSpace, Joint,
-    Physics, RigidBody, SkeletonDynamics, TargetMode,
+    BonePoseConstraint, DiamondConstraint, DynamicsError, EvaluationOrder, IkChain,
+    InheritanceSpace, Joint, Physics, RigidBody, SkeletonDynamics, TargetMode,
 };
 use crate::{BoneId, Model, Skeleton};
 
@@ -50,6 +50,7 @@ pub struct SkeletonDynamicsBuilder {
     chains: Vec<IkChain>,
     diamonds: Vec<DiamondConstraint>,
     pose: Vec<BonePoseConstraint>,
+    order: Option<EvaluationOrder>,
 }
 
 impl SkeletonDynamicsBuilder {
@@ -66,6 +67,7 @@ impl SkeletonDynamicsBuilder {
             chains: Vec::new(),
             diamonds: Vec::new(),
             pose: Vec::new(),
+            order: None,
         }
     }
 
@@ -89,6 +91,7 @@ impl SkeletonDynamicsBuilder {
         self.chains.clear();
         self.diamonds.clear();
         self.pose.clear();
+        self.order = None;
         self
     }
 
@@ -105,7 +108,16 @@ impl SkeletonDynamicsBuilder {
             chains: d.chains.clone(),
             diamonds: d.diamonds.clone(),
             pose: d.pose_constraints.clone(),
+            order: d.order.clone(),
         }
+    }
+
+    /// Sets the explicit bone-by-bone [`EvaluationOrder`] (MMD's way; see its documentation
+    /// for what changes). Checked at [`Self::build`]: every bone exactly once, no diamond
+    /// closures.
+    pub fn evaluation_order(&mut self, order: EvaluationOrder) -> &mut Self {
+        self.order = Some(order);
+        self
     }
 
     /// The target skeleton.
@@ -242,8 +254,20 @@ impl SkeletonDynamicsBuilder {
                 )?;
             }
         }
-        // 2. Pose constraints: self-reference, cycles, dependency order.
-        let pose_constraints = self.dependency_order()?;
+        // 2. Pose constraints: self-reference, cycles, dependency order (with an evaluation
+        // order: that order, which defines what each constraint reads).
+        let pose_constraints = match &self.order {
+            None => self.dependency_order()?,
+            Some(order) => {
+                order.validate(s)?;
+                if let Some(d) = self.diamonds.first() {
+                    return Err(DynamicsError::InvalidEvaluationOrder {
+                        reason: format!("diamond \"{}\" is not solved bone by bone", d.name()),
+                    });
+                }
+                self.ordered_constraints(order)?
+            }
+        };
         // 3. Joints.
         let bodies = self.physics.bodies().len();
         for j in self.physics.joints() {
@@ -391,6 +415,7 @@ impl SkeletonDynamicsBuilder {
             constraint_by_bone,
             diamond_of_chain,
             diamond_chains,
+            order: (self.order.clone()).map(|o| o.with_chains(len, &self.chains)),
         }))
     }
 
@@ -422,12 +447,37 @@ impl SkeletonDynamicsBuilder {
             if self.physics_set {
                 merged.physics(self.physics.clone());
             }
+            if let Some(order) = &self.order {
+                merged.evaluation_order(order.clone());
+            }
             merged.build()?
         } else {
             self.build()?
         };
         model.set_dynamics(Arc::clone(&d));
         Ok(d)
+    }
+
+    /// Pose constraints sorted by `order` (one per bone, none inheriting from itself).
+    fn ordered_constraints(
+        &self,
+        order: &EvaluationOrder,
+    ) -> Result<Vec<BonePoseConstraint>, DynamicsError> {
+        let s = &*self.skeleton;
+        let mut rank = vec![0usize; s.len()];
+        for (k, b) in order.bones().iter().enumerate() {
+            rank[b.index()] = k;
+        }
+        let mut out = self.pose.clone();
+        for c in &out {
+            if c.inheritance().is_some_and(|i| i.source() == c.bone()) {
+                return Err(DynamicsError::SelfInheritance {
+                    bone: s.name(c.bone()).to_owned(),
+                });
+            }
+        }
+        out.sort_by_key(|c| rank[c.bone().index()]);
+        Ok(out)
     }
 
     /// Pose constraints sorted so every inheritance source comes before its target (Kahn's

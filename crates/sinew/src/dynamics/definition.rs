@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{BonePoseConstraint, ChainPath, DiamondConstraint, IkChain, Physics};
+use super::{BonePoseConstraint, ChainPath, DiamondConstraint, EvaluationOrder, IkChain, Physics};
 use crate::BoneId;
 
 /// Physics, IK chains, diamond closures and pose constraints of one skeleton. Immutable;
@@ -24,6 +24,8 @@ pub struct SkeletonDynamics {
     pub(crate) diamond_of_chain: Vec<Option<usize>>,
     /// For each diamond, its two chain indices.
     pub(crate) diamond_chains: Vec<[usize; 2]>,
+    /// The explicit bone-by-bone order, if any.
+    pub(crate) order: Option<EvaluationOrder>,
 }
 
 impl SkeletonDynamics {
@@ -109,6 +111,13 @@ impl SkeletonDynamics {
     #[must_use]
     pub fn diamond_chains(&self, index: usize) -> [usize; 2] {
         self.diamond_chains[index]
+    }
+
+    /// The explicit bone-by-bone evaluation order, if the definitions carry one (instances
+    /// then evaluate one bone at a time; see [`EvaluationOrder`]).
+    #[must_use]
+    pub fn evaluation_order(&self) -> Option<&EvaluationOrder> {
+        self.order.as_ref()
     }
 
     /// True when nothing is defined.

@@ -97,6 +97,13 @@ pub enum DynamicsError {
         /// The bone.
         bone: String,
     },
+    /// An [`EvaluationOrder`](super::EvaluationOrder) does not list every bone exactly once,
+    /// or comes with diamond closures (which it does not solve).
+    #[error("evaluation order: {reason}")]
+    InvalidEvaluationOrder {
+        /// What is wrong.
+        reason: String,
+    },
     /// Inheritance sources form a loop.
     #[error("pose constraints form an inheritance cycle: {}", bones.join(" -> "))]
     InheritanceCycle {

@@ -76,6 +76,20 @@ pub fn constrained_local(
     base: Transform,
     locals: &[Transform],
 ) -> Transform {
+    constrained_local_reading(c, skeleton, base, locals, |s| {
+        world_from_locals(skeleton, s, locals)
+    })
+}
+
+/// [`constrained_local`] with a [`InheritanceSpace::World`] source's world matrix taken from
+/// `source_world` (a bone-by-bone evaluation reads its world buffer as it stands).
+pub(crate) fn constrained_local_reading(
+    c: &BonePoseConstraint,
+    skeleton: &Skeleton,
+    base: Transform,
+    locals: &[Transform],
+    source_world: impl FnOnce(usize) -> Affine3A,
+) -> Transform {
     let mut local = base;
     if let Some(inh) = c.inheritance() {
         let s = inh.source().index();
@@ -88,7 +102,7 @@ pub fn constrained_local(
                 )
             }
             InheritanceSpace::World => {
-                let world = world_from_locals(skeleton, s, locals);
+                let world = source_world(s);
                 let inverse_bind = skeleton.inverse_bind()[s];
                 let (_, bind_inverse, _) = inverse_bind.to_scale_rotation_translation();
                 let (_, rotation, _) = world.to_scale_rotation_translation();

@@ -27,6 +27,8 @@ pub struct IkDriver {
     path: PathScratch,
     /// Partner chains solved side by side (on unless switched off).
     no_lockstep: bool,
+    /// A tolerance replacing every chain's own, if set.
+    tolerance: Option<f32>,
     results: Vec<Option<SolveResult>>,
     errors: Vec<Option<IkError>>,
 }
@@ -50,6 +52,7 @@ impl IkDriver {
             ccd: CcdScratch::new(),
             // Two lanes for lockstep pairs.
             no_lockstep: false,
+            tolerance: None,
             path: PathScratch::with_capacity(
                 2 * (0..dynamics.ik_chains().len())
                     .filter_map(|c| dynamics.chain_path(c).map(|p| p.bones().len()))
@@ -66,6 +69,30 @@ impl IkDriver {
     /// results are the same bits either way).
     pub fn set_lockstep(&mut self, on: bool) {
         self.no_lockstep = !on;
+    }
+
+    /// Replaces every chain's own tolerance (the distance at which its solve stops and counts
+    /// as satisfied) with `tolerance`; `None` restores the chains' own. Returns false,
+    /// changing nothing, unless the value is finite and positive.
+    pub fn set_tolerance(&mut self, tolerance: Option<f32>) -> bool {
+        match tolerance {
+            Some(d) if !(d.is_finite() && d > 0.0) => false,
+            _ => {
+                self.tolerance = tolerance;
+                true
+            }
+        }
+    }
+
+    /// The tolerance set by [`Self::set_tolerance`] (`None`: each chain's own).
+    #[must_use]
+    pub fn tolerance(&self) -> Option<f32> {
+        self.tolerance
+    }
+
+    /// The tolerance chain `chain` is solved with.
+    pub(crate) fn tolerance_of(&self, chain: &IkChain) -> f32 {
+        self.tolerance.unwrap_or(chain.tolerance())
     }
 
     /// Results of the last solve, one slot per chain in definition order; `None` for chains
@@ -85,10 +112,7 @@ impl IkDriver {
     /// Solves all enabled chains and closures.
     pub fn solve(&mut self, dynamics: &SkeletonDynamics, pose: &mut impl PoseAccess) {
         let chains = dynamics.ik_chains();
-        self.results.clear();
-        self.results.resize(chains.len(), None);
-        self.errors.clear();
-        self.errors.resize(chains.len(), None);
+        self.begin_frame(chains.len());
         let mut solved_with = None;
         for (ci, chain) in chains.iter().enumerate() {
             if solved_with == Some(ci) {
@@ -126,6 +150,37 @@ impl IkDriver {
                 }
             }
         }
+    }
+
+    /// Solves chain `ci` alone toward its target by its own solver (no path lanes, no
+    /// partner) and records its result: what a bone-by-bone evaluation
+    /// ([`EvaluationOrder`](crate::dynamics::EvaluationOrder)) calls for a chain it does not
+    /// iterate over its bones itself.
+    pub(crate) fn solve_single(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        ci: usize,
+        pose: &mut impl PoseAccess,
+    ) {
+        let chain = &dynamics.ik_chains()[ci];
+        let target = pose.target(ci, chain);
+        match self.solve_chain(chain, target, pose) {
+            Ok(r) => self.results[ci] = Some(r),
+            Err(e) => self.errors[ci] = Some(e),
+        }
+    }
+
+    /// Clears the results and errors of every chain (a new frame).
+    pub(crate) fn begin_frame(&mut self, chains: usize) {
+        self.results.clear();
+        self.results.resize(chains, None);
+        self.errors.clear();
+        self.errors.resize(chains, None);
+    }
+
+    /// Records chain `ci`'s result of a solve run outside the driver.
+    pub(crate) fn record(&mut self, ci: usize, result: SolveResult) {
+        self.results[ci] = Some(result);
     }
 
     fn solve_diamond(
@@ -188,7 +243,8 @@ impl IkDriver {
         self.joints.push(ChainJoint::new(et, er.normalize()));
         self.corrections.clear();
         self.corrections.resize(links.len(), Quat::IDENTITY);
-        let p = chain.params();
+        let mut p = *chain.params();
+        p.tolerance = self.tolerance_of(chain);
         let mut iterations = 0;
         match chain.solver() {
             ChainSolver::Fabrik => {

@@ -1,7 +1,9 @@
 //! Per-instance runtime: one character over a shared [`Model`](crate::Model).
 //!
 //! * [`SkeletonInstance`]: input pose, output state, IK toggles and targets, goals on chains
-//!   decided by a constraint arbiter ([`ChainGoal`]), `update_transform` and solve results.
+//!   decided by a constraint arbiter ([`ChainGoal`]), `update_transform` and solve results
+//!   (staged, or bone by bone for definitions with an
+//!   [`EvaluationOrder`](crate::dynamics::EvaluationOrder)), the split around physics.
 //! * [`IkDriver`] + [`PoseAccess`]: the solver driver, usable by hosts with their own pose
 //!   storage.
 //! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with

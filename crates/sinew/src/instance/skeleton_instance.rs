@@ -18,6 +18,7 @@ use crate::{Model, RigState, Skeleton, Transform};
 mod chain_goals;
 mod evaluate;
 mod ik_inputs;
+mod ordered;
 
 /// Invalid runtime input.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -89,6 +90,9 @@ pub struct SkeletonInstance {
     moved: Vec<bool>,
     /// Goals on chains, decided by the arbiter after IK.
     goals: Goals,
+    /// The bone-by-bone evaluation's buffers (definitions with an
+    /// [`EvaluationOrder`](crate::dynamics::EvaluationOrder); empty otherwise).
+    ordered: ordered::OrderedBuffers,
 }
 
 /// Whether some pose constraint reads (directly or through another constraint) a bone that
@@ -119,8 +123,11 @@ impl SkeletonInstance {
     pub fn new(model: &Model) -> Self {
         let chains = model.dynamics().ik_chains().len();
         let skeleton = Arc::clone(model.skeleton());
-        let late = reads_late_bones(model.dynamics(), skeleton.len());
+        // An evaluation order defines what every constraint reads: no late pass.
+        let late = model.dynamics().evaluation_order().is_none()
+            && reads_late_bones(model.dynamics(), skeleton.len());
         let n = if late { skeleton.len() } else { 0 };
+        let ordered = ordered::OrderedBuffers::new(model.dynamics(), skeleton.len());
         Self {
             model: model.clone(),
             input: skeleton.rest_pose().to_vec(),
@@ -135,6 +142,7 @@ impl SkeletonInstance {
             evaluated: vec![Transform::IDENTITY; n],
             moved: vec![false; n],
             goals: Goals::default(),
+            ordered,
         }
     }
 

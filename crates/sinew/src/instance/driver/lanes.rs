@@ -33,6 +33,7 @@ impl IkDriver {
         let Some(first) = paths[0] else {
             return false;
         };
+        let tolerance_override = self.tolerance;
         let mut lanes = self.path.lanes::<N>(first.bones.len(), &first.link_entry);
         // Every lane's path must hang from a rigid base and hold rigid, finite locals; they are
         // loaded as they are checked (a lane left idle ignores what it holds).
@@ -79,7 +80,7 @@ impl IkDriver {
             }
             targets[l] = target;
             let effector = pose.absolute(chain.effector()).translation;
-            let tolerance = chain.tolerance();
+            let tolerance = tolerance_override.unwrap_or(chain.tolerance());
             let distance_sq = Vec3A::from(target).distance_squared(effector);
             if distance_sq < tolerance * tolerance {
                 outcome[l] = Some(Ok(SolveResult {
@@ -92,7 +93,7 @@ impl IkDriver {
             state[l] = Lane::new(Vec3A::from(target), effector);
         }
         lanes.compose();
-        let tolerance = chain0.tolerance();
+        let tolerance = tolerance_override.unwrap_or(chain0.tolerance());
         solve_lanes(
             &mut lanes,
             &first.plans,
@@ -121,7 +122,7 @@ impl IkDriver {
                     .length() as f32;
                 outcome[l] = Some(Ok(SolveResult {
                     residual,
-                    satisfied: residual <= chain.tolerance(),
+                    satisfied: residual <= tolerance_override.unwrap_or(chain.tolerance()),
                     iterations: state[l].sweeps,
                 }));
             }

@@ -18,9 +18,19 @@ impl SkeletonInstance {
 
     /// Evaluates one frame: input → (authored-pose takeover) → pose constraints → hierarchy →
     /// IK with subtree refreshes. World matrices are in [`Self::state`] afterwards.
+    ///
+    /// Definitions with an [`EvaluationOrder`](crate::dynamics::EvaluationOrder) are evaluated
+    /// one bone at a time in that order instead, every bone (before and after physics, back to
+    /// back); goals on chains are solved after.
     pub fn update_transform(&mut self) {
         let dynamics = Arc::clone(self.model.dynamics());
         let skeleton = Arc::clone(self.model.skeleton());
+        if let Some(order) = dynamics.evaluation_order() {
+            self.begin_ordered(&dynamics, &skeleton);
+            self.evaluate_ordered(&dynamics, &skeleton, order.bones());
+            self.finish_ordered(&dynamics);
+            return;
+        }
         let locals = self.state.locals_mut();
         locals.copy_from_slice(&self.input);
         for (i, chain) in dynamics.ik_chains().iter().enumerate() {
@@ -105,10 +115,62 @@ impl SkeletonInstance {
     /// Rebuilds the hierarchy after physics wrote bones back into the output locals, keeping
     /// the IK corrections of this frame (no solve). Pose constraints whose source physics moved
     /// (e.g. a PMX "D-bone" inheriting a simulated bone) are evaluated again first.
+    ///
+    /// With an [`EvaluationOrder`](crate::dynamics::EvaluationOrder): world matrices rebuilt
+    /// from the locals (as physics left them), then the bones ordered after physics evaluated
+    /// in turn (their chains solved).
     pub fn update_transform_after_physics(&mut self) {
+        let dynamics = Arc::clone(self.model.dynamics());
+        if let Some(order) = dynamics.evaluation_order() {
+            let skeleton = Arc::clone(self.model.skeleton());
+            self.state.compute_world();
+            self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
+            return;
+        }
         if !self.reapply_late_constraints() {
             self.state.compute_world();
         }
+    }
+
+    /// After a physics step that wrote **world matrices** (into
+    /// [`RigState::allocate_world`](crate::RigState::allocate_world), as MMD runtimes step
+    /// physics) rather than locals: with an
+    /// [`EvaluationOrder`](crate::dynamics::EvaluationOrder), the bones ordered after physics are
+    /// evaluated from those matrices, while the other bones' locals stay as evaluated — what
+    /// their dependants' constraints read (MMD's append reads the animated pose, not the
+    /// simulated one). Without an order there is nothing to evaluate after physics: the world
+    /// matrices are kept as written.
+    pub fn update_transform_after_physics_world(&mut self) {
+        let dynamics = Arc::clone(self.model.dynamics());
+        if let Some(order) = dynamics.evaluation_order() {
+            let skeleton = Arc::clone(self.model.skeleton());
+            self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
+        }
+    }
+
+    /// The part of [`Self::update_transform`] that precedes a physics step: with an
+    /// [`EvaluationOrder`](crate::dynamics::EvaluationOrder), only the bones ordered before
+    /// physics are evaluated (the rest keep the identity until
+    /// [`Self::update_transform_after_physics`]), as MMD runtimes step physics between the
+    /// two; otherwise the whole of it.
+    pub fn update_transform_before_physics(&mut self) {
+        let dynamics = Arc::clone(self.model.dynamics());
+        let Some(order) = dynamics.evaluation_order() else {
+            self.update_transform();
+            return;
+        };
+        let skeleton = Arc::clone(self.model.skeleton());
+        self.begin_ordered(&dynamics, &skeleton);
+        self.evaluate_ordered(&dynamics, &skeleton, order.before_physics());
+        self.finish_ordered(&dynamics);
+    }
+
+    /// After an ordered pass: goals on chains, the instance clean.
+    fn finish_ordered(&mut self, dynamics: &SkeletonDynamics) {
+        if !self.goals.slots.is_empty() {
+            self.solve_goals(dynamics);
+        }
+        self.dirty = false;
     }
 
     /// The late pass: constraints whose source the last stage (IK, physics) moved are
@@ -194,6 +256,19 @@ impl SkeletonInstance {
         }
     }
 
+    /// Chain `chain_index`'s target in evaluation space as the world matrices stand: its
+    /// external target blended from the controller by its weight, or the default target.
+    pub(super) fn chain_target(&self, chain_index: usize, chain: &IkChain) -> Vec3 {
+        match self.effective_target(chain_index) {
+            None => self.default_target(chain),
+            Some(t) => {
+                let world = self.state.world().expect("world computed");
+                let from: Vec3 = world[chain.controller().index()].translation.into();
+                from.lerp(self.to_eval(t.world), t.weight)
+            }
+        }
+    }
+
     /// World position of the floating origin anchor (f64).
     #[must_use]
     pub fn origin(&self) -> DVec3 {
@@ -222,15 +297,7 @@ impl PoseAccess for InstancePose<'_> {
     }
 
     fn target(&self, chain_index: usize, chain: &IkChain) -> Vec3 {
-        let inst = &*self.instance;
-        match inst.effective_target(chain_index) {
-            None => inst.default_target(chain),
-            Some(t) => {
-                let world = inst.state.world().expect("world computed");
-                let from: Vec3 = world[chain.controller().index()].translation.into();
-                from.lerp(inst.to_eval(t.world), t.weight)
-            }
-        }
+        self.instance.chain_target(chain_index, chain)
     }
 
     fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {

@@ -54,6 +54,15 @@ impl SkeletonInstance {
         self.dirty = true;
     }
 
+    /// Replaces every chain's tolerance with `tolerance` for this instance (`None`: the
+    /// chains' own, as defined). Returns false, changing nothing, unless the value is finite
+    /// and positive.
+    pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
+        let set = self.driver.set_tolerance(tolerance);
+        self.dirty |= set;
+        set
+    }
+
     /// Enables or disables a chain by index (fast path for readers' IK keyframes). Returns
     /// false when the index is out of range.
     pub fn set_ik_enabled_by_index(&mut self, chain: usize, enabled: bool) -> bool {

@@ -1,0 +1,130 @@
+//! An explicit bone-by-bone evaluation order ([`EvaluationOrder`]): MMD's way of evaluating a
+//! character, as data in the definitions.
+
+use crate::skeleton::Skeleton;
+use crate::BoneId;
+
+use super::{DynamicsError, IkChain};
+
+/// Every bone of a skeleton in the order an instance evaluates them, split into the bones
+/// evaluated before a physics step and those evaluated after it.
+///
+/// Without an order, an instance evaluates in stages (every pose constraint, then the
+/// hierarchy, then every IK chain, then constraints whose source IK moved). With one, it
+/// evaluates one bone at a time, as MMD runtimes do, and the order is part of the result:
+///
+/// - each frame starts with every world matrix at the identity; a bone's turn applies its
+///   pose constraint to its input (reading the source **as it stands at that moment**: its
+///   local pose — a constrained channel not yet evaluated this frame reads as the rest pose —
+///   or, for [`InheritanceSpace::World`](super::InheritanceSpace::World), its world matrix as
+///   it stands, the identity before its turn), then composes its world matrix with its
+///   parent's as it stands (a bone ordered before its parent sees the identity there);
+/// - a chain is solved right after its controller's turn (chains sharing a controller in
+///   definition order): its links' corrections are reset, the effector evaluated (solving the
+///   other chains it controls, nested at most [`MAX_NESTING`](Self::MAX_NESTING) deep), then the
+///   links from the base down and the effector again (a CCD chain whose effector stands at
+///   its target either time stops there, as MMD's); CCD chains on one parent path iterate
+///   over the bones themselves, each step evaluating the path below the turned link again
+///   with its constraints, other chains are solved by their own solver; the base link's
+///   subtree is evaluated again afterwards;
+/// - the bones after [`Self::physics_split`] are evaluated by
+///   [`update_transform_after_physics`](crate::instance::SkeletonInstance::update_transform_after_physics),
+///   reading the world matrices the physics step left.
+///
+/// Pose constraints may then read any bone (cycles and sources below their target are
+/// defined by the order); diamond closures are not solved in this mode (the builder refuses
+/// them with an order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvaluationOrder {
+    bones: Box<[BoneId]>,
+    physics_split: usize,
+    /// Per bone: the chains it controls, in definition order (derived by the builder).
+    controlled: Box<[Box<[usize]>]>,
+}
+
+impl EvaluationOrder {
+    /// How deep chains solved while evaluating another chain's effector may nest.
+    pub const MAX_NESTING: usize = 16;
+
+    /// An order from the bones evaluated before physics and those evaluated after it.
+    /// Validated against the skeleton by the builder (every bone exactly once).
+    #[must_use]
+    pub fn new(before_physics: &[BoneId], after_physics: &[BoneId]) -> Self {
+        Self {
+            bones: before_physics
+                .iter()
+                .chain(after_physics)
+                .copied()
+                .collect(),
+            physics_split: before_physics.len(),
+            controlled: Box::default(),
+        }
+    }
+
+    /// Every bone, in evaluation order.
+    #[must_use]
+    pub fn bones(&self) -> &[BoneId] {
+        &self.bones
+    }
+
+    /// Where the bones evaluated after physics start in [`Self::bones`].
+    #[must_use]
+    pub fn physics_split(&self) -> usize {
+        self.physics_split
+    }
+
+    /// The bones evaluated before physics.
+    #[must_use]
+    pub fn before_physics(&self) -> &[BoneId] {
+        &self.bones[..self.physics_split]
+    }
+
+    /// The bones evaluated after physics.
+    #[must_use]
+    pub fn after_physics(&self) -> &[BoneId] {
+        &self.bones[self.physics_split..]
+    }
+
+    /// The chains bone `bone` controls (solved right after its turn), in definition order.
+    #[must_use]
+    pub fn chains_controlled_by(&self, bone: BoneId) -> &[usize] {
+        self.controlled.get(bone.index()).map_or(&[], |c| &**c)
+    }
+
+    /// The order with its per-bone chain table derived from `chains`.
+    pub(crate) fn with_chains(mut self, bones: usize, chains: &[IkChain]) -> Self {
+        let mut controlled = vec![Vec::new(); bones];
+        for (ci, c) in chains.iter().enumerate() {
+            controlled[c.controller().index()].push(ci);
+        }
+        self.controlled = controlled.into_iter().map(Vec::into_boxed_slice).collect();
+        self
+    }
+
+    /// Checks that the order lists every bone of `skeleton` exactly once.
+    pub(crate) fn validate(&self, skeleton: &Skeleton) -> Result<(), DynamicsError> {
+        let mut seen = vec![false; skeleton.len()];
+        for &b in self.bones.iter() {
+            if !b.fits(skeleton) {
+                return Err(DynamicsError::InvalidEvaluationOrder {
+                    reason: format!("bone {b} is not in the skeleton"),
+                });
+            }
+            if std::mem::replace(&mut seen[b.index()], true) {
+                return Err(DynamicsError::InvalidEvaluationOrder {
+                    reason: format!("bone \"{}\" is listed twice", skeleton.name(b)),
+                });
+            }
+        }
+        if let Some(missing) = seen.iter().position(|s| !s) {
+            return Err(DynamicsError::InvalidEvaluationOrder {
+                reason: format!(
+                    "bone \"{}\" is not listed",
+                    // A skeleton holds at most `BoneId::MAX_BONES` (u16) bones.
+                    skeleton.name(BoneId::new(missing as u16))
+                ),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,377 @@
+//! A frame evaluated one bone at a time in the definitions' [`EvaluationOrder`] (MMD's way):
+//! each bone's pose constraint, IK rotation and world matrix at its turn, chains solved right
+//! after their controller, CCD chains iterated over the bones themselves (sinew-ik's one CCD,
+//! [`solve_lanes`], over [`OrderedPath`]).
+
+use glam::{Affine3A, Quat, Vec3A};
+
+use super::SkeletonInstance;
+use crate::dynamics::{ChainPath, ChainSolver, EvaluationOrder, IkChain, SkeletonDynamics};
+use crate::ik::ccd::{solve_lanes, CcdBones, Lane};
+use crate::ik::SolveResult;
+use crate::instance::constraints::constrained_local_reading;
+use crate::instance::PoseAccess;
+use crate::{BoneId, Skeleton, Transform};
+
+/// Per-character buffers of the bone-by-bone evaluation (empty without an order).
+#[derive(Clone, Debug, Default)]
+pub(super) struct OrderedBuffers {
+    /// Per bone: its IK rotation, applied before (left of) its constrained rotation.
+    ik: Vec<Quat>,
+    /// Per bone: its local pose after its constraint, before IK.
+    constrained: Vec<Transform>,
+    /// Per bone: the frame's input with authored rotations taken over (what a turn starts
+    /// from).
+    base: Vec<Transform>,
+    /// A depth-first walk of a subtree.
+    stack: Vec<BoneId>,
+    /// IK rotations of a chain's links before a sweep.
+    snapshot: Vec<Quat>,
+    /// The chains being solved, outermost first (an effector's chains are solved inside
+    /// another chain's solve; a chain is never solved inside itself).
+    solving: Vec<usize>,
+}
+
+impl OrderedBuffers {
+    /// Buffers for `dynamics` over `bones` bones: empty without an evaluation order.
+    pub(super) fn new(dynamics: &SkeletonDynamics, bones: usize) -> Self {
+        if dynamics.evaluation_order().is_none() {
+            return Self::default();
+        }
+        let links = (dynamics.ik_chains().iter())
+            .map(|c| c.links().len())
+            .max()
+            .unwrap_or(0);
+        Self {
+            ik: vec![Quat::IDENTITY; bones],
+            constrained: vec![Transform::IDENTITY; bones],
+            base: vec![Transform::IDENTITY; bones],
+            stack: Vec::with_capacity(bones),
+            snapshot: Vec::with_capacity(links),
+            solving: Vec::with_capacity(EvaluationOrder::MAX_NESTING),
+        }
+    }
+}
+
+/// The local matrix of a transform.
+fn matrix(t: &Transform) -> Affine3A {
+    Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation)
+}
+
+impl SkeletonInstance {
+    /// Starts an ordered frame: the turn bases from the input (authored rotations of enabled
+    /// taking-over chains replaced by the rest pose), constrained channels at rest until their
+    /// turn, IK rotations cleared, world matrices at the identity.
+    pub(super) fn begin_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton) {
+        self.driver.begin_frame(dynamics.ik_chains().len());
+        let o = &mut self.ordered;
+        o.base.copy_from_slice(&self.input);
+        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
+            if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
+                for l in chain.links() {
+                    o.base[l.bone.index()] = *skeleton.rest(l.bone);
+                }
+            }
+        }
+        let locals = self.state.locals_mut();
+        locals.copy_from_slice(&o.base);
+        let rest = skeleton.rest_pose();
+        for c in dynamics.pose_constraints() {
+            if let Some(inh) = c.inheritance() {
+                let b = c.bone().index();
+                if inh.translation() {
+                    locals[b].translation = rest[b].translation;
+                }
+                if inh.rotation() {
+                    locals[b].rotation = rest[b].rotation;
+                }
+            }
+        }
+        o.constrained.copy_from_slice(locals);
+        o.ik.fill(Quat::IDENTITY);
+        o.solving.clear();
+        self.state.allocate_world().fill(Affine3A::IDENTITY);
+    }
+
+    /// Evaluates `bones` in turn (solving the chains they control).
+    pub(super) fn evaluate_ordered(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        bones: &[BoneId],
+    ) {
+        for &b in bones {
+            self.visit(dynamics, skeleton, b, true);
+        }
+    }
+
+    /// Bone `bone`'s turn: its constraint read as the sources stand, its IK rotation, its
+    /// world matrix from its parent's as it stands; then (`solve`) the chains it controls.
+    fn visit(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        bone: BoneId,
+        solve: bool,
+    ) {
+        let b = bone.index();
+        let mut local = self.ordered.base[b];
+        if let Some(c) = dynamics.pose_constraint(bone) {
+            let world = self.state.world().expect("an ordered frame has begun");
+            local =
+                constrained_local_reading(c, skeleton, local, self.state.locals(), |s| world[s]);
+        }
+        self.ordered.constrained[b] = local;
+        local.rotation = self.ordered.ik[b] * local.rotation;
+        self.place(skeleton, bone, local);
+        if solve {
+            let order = dynamics.evaluation_order().expect("an ordered evaluation");
+            for &ci in order.chains_controlled_by(bone) {
+                if self.enabled[ci].unwrap_or(true) && !self.ordered.solving.contains(&ci) {
+                    self.solve_ordered(dynamics, skeleton, ci);
+                }
+            }
+        }
+    }
+
+    /// Sets bone `bone`'s local pose and its world matrix from its parent's as it stands.
+    fn place(&mut self, skeleton: &Skeleton, bone: BoneId, local: Transform) {
+        let b = bone.index();
+        self.state.locals_mut()[b] = local;
+        let root = self.state.root_affine();
+        let world = self.state.allocate_world();
+        let parent = skeleton.parent(bone).map_or(root, |p| world[p.index()]);
+        world[b] = parent * matrix(&local);
+    }
+
+    /// The world matrices as they stand.
+    fn world_now(&self) -> &[Affine3A] {
+        self.state.world().expect("an ordered frame has begun")
+    }
+
+    /// Solves chain `ci` at its controller's turn (see [`EvaluationOrder`]).
+    fn solve_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, ci: usize) {
+        if self.ordered.solving.len() >= EvaluationOrder::MAX_NESTING {
+            return;
+        }
+        let chain = &dynamics.ik_chains()[ci];
+        for l in chain.links() {
+            let b = l.bone.index();
+            self.ordered.ik[b] = Quat::IDENTITY;
+            let rotation = self.ordered.constrained[b].rotation;
+            self.state.locals_mut()[b].rotation = rotation;
+        }
+        let goal = Vec3A::from(self.chain_target(ci, chain));
+        self.ordered.solving.push(ci);
+        self.visit(dynamics, skeleton, chain.effector(), true);
+        self.ordered.solving.pop();
+        let tolerance = self.driver.tolerance_of(chain);
+        let tolerance_sq = tolerance * tolerance;
+        if !goal.is_finite() {
+            return; // No result: the chain keeps its uncorrected pose.
+        }
+        // MMD's CCD stops before turning anything when the effector already stands at the
+        // target, before and after its links are evaluated again; other solvers decide alone.
+        let ccd = chain.solver() == ChainSolver::Ccd;
+        let effector = self.world_now()[chain.effector().index()].translation;
+        if ccd && goal.distance_squared(effector) < tolerance_sq {
+            self.record_ordered(ci, chain, goal, 0);
+            return;
+        }
+        for l in chain.links() {
+            self.visit(dynamics, skeleton, l.bone, false);
+        }
+        self.visit(dynamics, skeleton, chain.effector(), false);
+        let effector = self.world_now()[chain.effector().index()].translation;
+        if ccd && goal.distance_squared(effector) < tolerance_sq {
+            self.record_ordered(ci, chain, goal, 0);
+            return;
+        }
+        let Some(path) = dynamics.chain_path(ci) else {
+            // Other solvers through the driver; its refresh evaluates the base's subtree.
+            let mut driver = std::mem::take(&mut self.driver);
+            let mut pose = OrderedPose {
+                instance: self,
+                dynamics,
+                skeleton,
+            };
+            driver.solve_single(dynamics, ci, &mut pose);
+            self.driver = driver;
+            return;
+        };
+        let mut lane = [Lane::new(goal, effector)];
+        let mut bones = OrderedPath {
+            instance: self,
+            dynamics,
+            skeleton,
+            chain,
+            path,
+        };
+        solve_lanes(
+            &mut bones,
+            &path.plans,
+            chain.iterations(),
+            tolerance_sq,
+            &mut lane,
+        );
+        self.evaluate_subtree(dynamics, skeleton, chain.base());
+        self.record_ordered(ci, chain, goal, lane[0].sweeps);
+    }
+
+    fn record_ordered(&mut self, ci: usize, chain: &IkChain, goal: Vec3A, iterations: u32) {
+        let effector = self.world_now()[chain.effector().index()].translation;
+        // In f64: a target beyond ~1.8e19 (valid, finite) would overflow the f32 squares.
+        let residual = (effector - goal).as_dvec3().length() as f32;
+        self.driver.record(
+            ci,
+            SolveResult {
+                residual,
+                satisfied: residual <= self.driver.tolerance_of(chain),
+                iterations,
+            },
+        );
+    }
+
+    /// Evaluates `base` (its constrained pose kept, its IK rotation applied) and every bone
+    /// below it again, depth first.
+    fn evaluate_subtree(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, base: BoneId) {
+        let b = base.index();
+        let mut local = self.ordered.constrained[b];
+        local.rotation = self.ordered.ik[b] * local.rotation;
+        self.place(skeleton, base, local);
+        let mut stack = std::mem::take(&mut self.ordered.stack);
+        stack.clear();
+        stack.extend_from_slice(skeleton.children(base));
+        while let Some(c) = stack.pop() {
+            self.visit(dynamics, skeleton, c, false);
+            stack.extend_from_slice(skeleton.children(c));
+        }
+        self.ordered.stack = stack;
+    }
+}
+
+/// A CCD chain on its path iterated over the instance's own bones: each turn evaluates the
+/// path below the turned link again, constraints included.
+struct OrderedPath<'a> {
+    instance: &'a mut SkeletonInstance,
+    dynamics: &'a SkeletonDynamics,
+    skeleton: &'a Skeleton,
+    chain: &'a IkChain,
+    path: &'a ChainPath,
+}
+
+impl OrderedPath<'_> {
+    /// Link `ci` counted from the effector.
+    fn bone(&self, ci: usize) -> BoneId {
+        let links = self.chain.links();
+        links[links.len() - 1 - ci].bone
+    }
+}
+
+impl CcdBones<1> for OrderedPath<'_> {
+    fn refresh(&mut self, _live: [bool; 1]) -> [Option<Vec3A>; 1] {
+        // Every turn leaves the effector evaluated.
+        [None]
+    }
+
+    fn link_position(&self, _lane: usize, ci: usize) -> Vec3A {
+        self.instance.world_now()[self.bone(ci).index()].translation
+    }
+
+    fn to_parent(&self, _lane: usize, ci: usize, axis: Vec3A) -> Vec3A {
+        let parent = match self.skeleton.parent(self.bone(ci)) {
+            Some(p) => self.instance.world_now()[p.index()],
+            None => self.instance.state.root_affine(),
+        };
+        parent.matrix3.transpose() * axis
+    }
+
+    fn ik_rotation(&self, _lane: usize, ci: usize) -> Quat {
+        self.instance.ordered.ik[self.bone(ci).index()]
+    }
+
+    fn animated(&self, _lane: usize, ci: usize) -> Quat {
+        self.instance.ordered.constrained[self.bone(ci).index()].rotation
+    }
+
+    fn turn(
+        &mut self,
+        _lane: usize,
+        ci: usize,
+        ik: Quat,
+        _local: Quat,
+        _effector: Vec3A,
+        _arc: Option<(Vec3A, f32)>,
+    ) -> Vec3A {
+        let bone = self.bone(ci);
+        let s = &mut *self.instance;
+        s.ordered.ik[bone.index()] = ik;
+        let mut local = s.ordered.constrained[bone.index()];
+        local.rotation = ik * local.rotation;
+        s.place(self.skeleton, bone, local);
+        // Only the bones between this link and the effector feed the next step (the path
+        // ends at the effector).
+        for &p in &self.path.bones[self.path.link_entry[ci] + 1..] {
+            s.visit(self.dynamics, self.skeleton, p, false);
+        }
+        s.world_now()[self.chain.effector().index()].translation
+    }
+
+    fn save(&mut self, _lane: usize) {
+        let o = &mut self.instance.ordered;
+        o.snapshot.clear();
+        for l in self.chain.links() {
+            o.snapshot.push(o.ik[l.bone.index()]);
+        }
+    }
+
+    fn unchanged(&self, _lane: usize) -> bool {
+        let o = &self.instance.ordered;
+        (self.chain.links().iter())
+            .zip(&o.snapshot)
+            .all(|(l, q)| o.ik[l.bone.index()] == *q)
+    }
+}
+
+/// The instance seen by the driver during an ordered solve: corrections become IK rotations,
+/// a refresh evaluates the subtree again with its constraints.
+struct OrderedPose<'a> {
+    instance: &'a mut SkeletonInstance,
+    dynamics: &'a SkeletonDynamics,
+    skeleton: &'a Skeleton,
+}
+
+impl PoseAccess for OrderedPose<'_> {
+    fn absolute(&self, bone: BoneId) -> Affine3A {
+        self.instance.world_now()[bone.index()]
+    }
+
+    fn local(&self, bone: BoneId) -> Transform {
+        *self.instance.state.local(bone)
+    }
+
+    fn correct(&mut self, bone: BoneId, correction_local: Quat) {
+        let b = bone.index();
+        let s = &mut *self.instance;
+        let rotation = (s.state.locals()[b].rotation * correction_local).normalize();
+        s.state.locals_mut()[b].rotation = rotation;
+        s.ordered.ik[b] = rotation * s.ordered.constrained[b].rotation.inverse();
+    }
+
+    fn target(&self, chain_index: usize, chain: &IkChain) -> glam::Vec3 {
+        self.instance.chain_target(chain_index, chain)
+    }
+
+    fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {
+        self.instance.enabled[chain_index].unwrap_or(true)
+    }
+
+    fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {
+        self.instance
+            .evaluate_subtree(self.dynamics, self.skeleton, driver);
+    }
+
+    fn root_rotation(&self) -> Quat {
+        self.instance.state.placement().rotation
+    }
+}
