@@ -404,6 +404,8 @@ impl SkeletonDynamicsBuilder {
             .filter_map(|c| c.inheritance().map(|i| (c.bone(), i.source())))
             .collect();
         let chain_paths = chain_paths(&self.chains, s, &diamond_of_chain, &sources);
+        let order = (self.order.clone())
+            .map(|o| o.with_tables(len, &self.chains, &chain_paths, &pose_constraints));
         Ok(Arc::new(SkeletonDynamics {
             physics: self.physics.clone(),
             chains: self.chains.clone(),
@@ -415,7 +417,7 @@ impl SkeletonDynamicsBuilder {
             constraint_by_bone,
             diamond_of_chain,
             diamond_chains,
-            order: (self.order.clone()).map(|o| o.with_chains(len, &self.chains)),
+            order,
         }))
     }
 

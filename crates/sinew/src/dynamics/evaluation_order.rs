@@ -4,7 +4,7 @@
 use crate::skeleton::Skeleton;
 use crate::BoneId;
 
-use super::{DynamicsError, IkChain};
+use super::{BonePoseConstraint, ChainPath, DynamicsError, IkChain};
 
 /// Every bone of a skeleton in the order an instance evaluates them, split into the bones
 /// evaluated before a physics step and those evaluated after it.
@@ -40,6 +40,11 @@ pub struct EvaluationOrder {
     physics_split: usize,
     /// Per bone: the chains it controls, in definition order (derived by the builder).
     controlled: Box<[Box<[usize]>]>,
+    /// Per bone: the index of its pose constraint, `u32::MAX` for none (derived).
+    constraint: Box<[u32]>,
+    /// Per chain: its path holds no constrained bone, so its iterations may run on the path
+    /// as rotation + position poses (derived).
+    plain: Box<[bool]>,
 }
 
 impl EvaluationOrder {
@@ -58,6 +63,8 @@ impl EvaluationOrder {
                 .collect(),
             physics_split: before_physics.len(),
             controlled: Box::default(),
+            constraint: Box::default(),
+            plain: Box::default(),
         }
     }
 
@@ -91,13 +98,46 @@ impl EvaluationOrder {
         self.controlled.get(bone.index()).map_or(&[], |c| &**c)
     }
 
-    /// The order with its per-bone chain table derived from `chains`.
-    pub(crate) fn with_chains(mut self, bones: usize, chains: &[IkChain]) -> Self {
+    /// The index of bone `bone`'s pose constraint in
+    /// [`SkeletonDynamics::pose_constraints`](super::SkeletonDynamics::pose_constraints).
+    pub(crate) fn constraint_of(&self, bone: BoneId) -> Option<usize> {
+        match self.constraint.get(bone.index()) {
+            Some(&c) if c != u32::MAX => Some(c as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether chain `chain`'s path holds no constrained bone.
+    pub(crate) fn plain_path(&self, chain: usize) -> bool {
+        self.plain.get(chain).copied().unwrap_or(false)
+    }
+
+    /// The order with its tables derived from the definitions it belongs to.
+    pub(crate) fn with_tables(
+        mut self,
+        bones: usize,
+        chains: &[IkChain],
+        paths: &[Option<ChainPath>],
+        constraints: &[BonePoseConstraint],
+    ) -> Self {
         let mut controlled = vec![Vec::new(); bones];
         for (ci, c) in chains.iter().enumerate() {
             controlled[c.controller().index()].push(ci);
         }
         self.controlled = controlled.into_iter().map(Vec::into_boxed_slice).collect();
+        let mut constraint = vec![u32::MAX; bones];
+        for (k, c) in constraints.iter().enumerate() {
+            // At most `BoneId::MAX_BONES` constraints (one per bone).
+            constraint[c.bone().index()] = k as u32;
+        }
+        self.plain = (paths.iter())
+            .map(|p| {
+                p.as_ref().is_some_and(|p| {
+                    (p.bones.iter()).all(|b| constraint[b.index()] == u32::MAX)
+                })
+            })
+            .collect();
+        self.constraint = constraint.into();
         self
     }
 

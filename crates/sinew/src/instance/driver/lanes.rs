@@ -22,7 +22,7 @@ impl IkDriver {
     /// Solves chains `cis` (one, or a lockstep pair of one shape) on their paths and records
     /// their results. Returns `false`, having done nothing, when a path cannot be kept as
     /// rotation + position poses.
-    pub(super) fn solve_on_paths<const N: usize>(
+    pub(crate) fn solve_on_paths<const N: usize>(
         &mut self,
         dynamics: &SkeletonDynamics,
         cis: [usize; N],

@@ -116,7 +116,9 @@ impl SkeletonInstance {
     ) {
         let b = bone.index();
         let mut local = self.ordered.base[b];
-        if let Some(c) = dynamics.pose_constraint(bone) {
+        let order = dynamics.evaluation_order().expect("an ordered evaluation");
+        if let Some(k) = order.constraint_of(bone) {
+            let c = &dynamics.pose_constraints()[k];
             let world = self.state.world().expect("an ordered frame has begun");
             local =
                 constrained_local_reading(c, skeleton, local, self.state.locals(), |s| world[s]);
@@ -125,7 +127,6 @@ impl SkeletonInstance {
         local.rotation = self.ordered.ik[b] * local.rotation;
         self.place(skeleton, bone, local);
         if solve {
-            let order = dynamics.evaluation_order().expect("an ordered evaluation");
             for &ci in order.chains_controlled_by(bone) {
                 if self.enabled[ci].unwrap_or(true) && !self.ordered.solving.contains(&ci) {
                     self.solve_ordered(dynamics, skeleton, ci);
@@ -186,6 +187,23 @@ impl SkeletonInstance {
         if ccd && goal.distance_squared(effector) < tolerance_sq {
             self.record_ordered(ci, chain, goal, 0);
             return;
+        }
+        let order = dynamics.evaluation_order().expect("an ordered evaluation");
+        if order.plain_path(ci) {
+            // No constrained bone on the path: its iterations run on the path as rotation +
+            // position poses (the staged evaluation's way; the same turns), the base's subtree
+            // evaluated again by the refresh.
+            let mut driver = std::mem::take(&mut self.driver);
+            let mut pose = OrderedPose {
+                instance: self,
+                dynamics,
+                skeleton,
+            };
+            let solved = driver.solve_on_paths(dynamics, [ci], &mut pose);
+            self.driver = driver;
+            if solved {
+                return;
+            }
         }
         let Some(path) = dynamics.chain_path(ci) else {
             // Other solvers through the driver; its refresh evaluates the base's subtree.
