@@ -132,9 +132,8 @@ impl EvaluationOrder {
         }
         self.plain = (paths.iter())
             .map(|p| {
-                p.as_ref().is_some_and(|p| {
-                    (p.bones.iter()).all(|b| constraint[b.index()] == u32::MAX)
-                })
+                p.as_ref()
+                    .is_some_and(|p| (p.bones.iter()).all(|b| constraint[b.index()] == u32::MAX))
             })
             .collect();
         self.constraint = constraint.into();
