@@ -21,7 +21,7 @@ pub(super) struct OrderedBuffers {
     /// Per bone: its local pose after its constraint, before IK.
     constrained: Vec<Transform>,
     /// Per bone: the frame's input with authored rotations taken over (what a turn starts
-    /// from).
+    /// from); empty when no chain takes over, the input itself then.
     base: Vec<Transform>,
     /// A depth-first walk of a subtree.
     stack: Vec<BoneId>,
@@ -45,7 +45,11 @@ impl OrderedBuffers {
         Self {
             ik: vec![Quat::IDENTITY; bones],
             constrained: vec![Transform::IDENTITY; bones],
-            base: vec![Transform::IDENTITY; bones],
+            base: if (dynamics.ik_chains().iter()).any(IkChain::replace_authored_rotation) {
+                vec![Transform::IDENTITY; bones]
+            } else {
+                Vec::new()
+            },
             stack: Vec::with_capacity(bones),
             snapshot: Vec::with_capacity(links),
             solving: Vec::with_capacity(EvaluationOrder::MAX_NESTING),
@@ -65,16 +69,20 @@ impl SkeletonInstance {
     pub(super) fn begin_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton) {
         self.driver.begin_frame(dynamics.ik_chains().len());
         let o = &mut self.ordered;
-        o.base.copy_from_slice(&self.input);
-        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-            if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
-                for l in chain.links() {
-                    o.base[l.bone.index()] = *skeleton.rest(l.bone);
+        let locals = self.state.locals_mut();
+        if o.base.is_empty() {
+            locals.copy_from_slice(&self.input);
+        } else {
+            o.base.copy_from_slice(&self.input);
+            for (i, chain) in dynamics.ik_chains().iter().enumerate() {
+                if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
+                    for l in chain.links() {
+                        o.base[l.bone.index()] = *skeleton.rest(l.bone);
+                    }
                 }
             }
+            locals.copy_from_slice(&o.base);
         }
-        let locals = self.state.locals_mut();
-        locals.copy_from_slice(&o.base);
         let rest = skeleton.rest_pose();
         for c in dynamics.pose_constraints() {
             if let Some(inh) = c.inheritance() {
@@ -115,7 +123,10 @@ impl SkeletonInstance {
         solve: bool,
     ) {
         let b = bone.index();
-        let mut local = self.ordered.base[b];
+        let mut local = match self.ordered.base.get(b) {
+            Some(t) => *t,
+            None => self.input[b],
+        };
         let order = dynamics.evaluation_order().expect("an ordered evaluation");
         if let Some(k) = order.constraint_of(bone) {
             let c = &dynamics.pose_constraints()[k];
