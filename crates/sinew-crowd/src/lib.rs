@@ -109,6 +109,10 @@ pub enum CrowdError {
     NonFinite,
     /// A weight is not finite or outside `[0, 1]`.
     InvalidWeight(f32),
+    /// The model's definitions carry an
+    /// [`EvaluationOrder`](sinew::dynamics::EvaluationOrder) (bone by bone, MMD's way): a crowd
+    /// evaluates in stages only; use a [`sinew::SkeletonInstance`] per character.
+    BoneByBone,
 }
 
 impl fmt::Display for CrowdError {
@@ -122,6 +126,10 @@ impl fmt::Display for CrowdError {
             }
             Self::NonFinite => write!(f, "value is not finite"),
             Self::InvalidWeight(w) => write!(f, "weight must be finite and within [0, 1], got {w}"),
+            Self::BoneByBone => write!(
+                f,
+                "the model is evaluated bone by bone (an evaluation order); a crowd evaluates in stages"
+            ),
         }
     }
 }
@@ -174,10 +182,16 @@ impl fmt::Debug for Crowd {
 impl Crowd {
     /// A crowd of `count` instances of `model` playing `clip`, all in rest pose at the origin,
     /// with zero time offsets, every chain enabled and [`CrowdTarget::Hold`].
-    #[must_use]
-    pub fn new(model: &Model, clip: Arc<Clip>, count: usize) -> Self {
+    ///
+    /// # Errors
+    /// [`CrowdError::BoneByBone`] when the model's definitions carry an evaluation order (a
+    /// crowd evaluates in stages, which would silently differ).
+    pub fn new(model: &Model, clip: Arc<Clip>, count: usize) -> Result<Self, CrowdError> {
         let skeleton = model.skeleton();
         let dynamics = model.dynamics();
+        if dynamics.evaluation_order().is_some() {
+            return Err(CrowdError::BoneByBone);
+        }
         let joints = skeleton.len();
         let chains = dynamics.ik_chains().len();
         let binding = ClipBinding::new(&clip, skeleton);
@@ -195,7 +209,7 @@ impl Crowd {
                 root_rotation: Quat::IDENTITY,
             })
             .collect();
-        Self {
+        Ok(Self {
             model: model.clone(),
             binding,
             clip,
@@ -219,7 +233,7 @@ impl Crowd {
                 .collect(),
             ground: None,
             plan: Arc::new(EvalPlan::new(skeleton, dynamics)),
-        }
+        })
     }
 
     // ----- shape -----

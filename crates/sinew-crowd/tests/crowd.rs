@@ -144,7 +144,7 @@ fn evaluate_uses_the_host_input_and_hold_keeps_the_pose() {
     let h = Humanoid::new();
     let model = h.model_with_ik();
     let clip = common::walk_clip(&h);
-    let mut crowd = Crowd::new(&model, clip, 3);
+    let mut crowd = Crowd::new(&model, clip, 3).expect("staged definitions");
     let j = crowd.joint_count();
     for i in 0..3 {
         h.animate(0.2 * i as f32, &mut crowd.inputs_mut()[i * j..(i + 1) * j]);
@@ -179,7 +179,7 @@ fn evaluate_uses_the_host_input_and_hold_keeps_the_pose() {
 fn bad_input_is_rejected() {
     let h = Humanoid::new();
     let model = h.model_with_ik();
-    let mut crowd = Crowd::new(&model, common::walk_clip(&h), 2);
+    let mut crowd = Crowd::new(&model, common::walk_clip(&h), 2).expect("staged definitions");
     assert!(matches!(
         crowd.set_target(2, 0, CrowdTarget::Hold),
         Err(CrowdError::InstanceOutOfRange { .. })
@@ -217,6 +217,16 @@ fn bad_input_is_rejected() {
         .unwrap();
     crowd.update(0.5);
     assert!(crowd.ik_results(0)[1].is_some());
+    // Definitions evaluated bone by bone cannot be a crowd's (it evaluates in stages).
+    let mut ordered = model.clone();
+    let order: Vec<sinew::BoneId> = model.skeleton().bones().collect();
+    let mut b = sinew::dynamics::SkeletonDynamicsBuilder::from_model(&model);
+    b.evaluation_order(sinew::dynamics::EvaluationOrder::new(&order, &[]));
+    b.attach(&mut ordered).unwrap();
+    assert_eq!(
+        Crowd::new(&ordered, common::walk_clip(&h), 2).err(),
+        Some(CrowdError::BoneByBone)
+    );
 }
 
 #[test]

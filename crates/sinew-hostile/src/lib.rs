@@ -17,3 +17,6 @@ pub mod attack;
 pub mod gen;
 pub mod mutate;
 pub mod path;
+mod wave_pose;
+
+pub use wave_pose::wave_pose;

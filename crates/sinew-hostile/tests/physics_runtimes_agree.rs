@@ -9,9 +9,10 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Vec3};
 use sinew::{SkeletonInstance, Transform};
 use sinew_hostile::gen::{self, GenLimits};
+use sinew_hostile::wave_pose;
 use sinew_mmd::{
     EvalOptions, GenericGap, MmdInstance, MmdModel, MmdReaderOptions, MmdSkeletonInstance,
 };
@@ -19,14 +20,9 @@ use sinew_physics::{PhysicsOptions, Ragdoll};
 
 /// Steps compared per model.
 const FRAMES: u32 = 2;
-
+/// The pose of `frame` ([`wave_pose`]).
 fn pose(inst: &mut MmdInstance, frame: u32) {
-    for i in 0..inst.bone_count() {
-        let a = (frame as f32 + 1.0) * 0.1 + i as f32 * 0.7;
-        let axis = Vec3::new(a.sin(), a.cos(), (a * 0.5).sin()).normalize_or(Vec3::Y);
-        inst.rotations_mut()[i] = Quat::from_axis_angle(axis, 0.6 * (a * 1.3).sin());
-        inst.translations_mut()[i] = Vec3::new(0.05 * a.sin(), 0.1 * a.cos(), 0.0);
-    }
+    wave_pose(inst, (frame as f32 + 1.0) * 0.1);
 }
 
 /// The physics of a model as the tools build it (MMD units: gravity −98).

@@ -7,18 +7,14 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Quat, Vec3};
+use glam::Affine3A;
 use sinew_hostile::gen::{self, GenLimits};
+use sinew_hostile::wave_pose;
 use sinew_mmd::{EvalOptions, GenericGap, MmdInstance, MmdModel, MmdSkeletonInstance};
 
-/// A pose off every fixed axis, different per bone and frame.
+/// The pose of `frame` ([`wave_pose`]).
 fn pose(inst: &mut MmdInstance, frame: u32) {
-    for i in 0..inst.bone_count() {
-        let a = (frame as f32 + 1.0) * 0.3 + i as f32 * 0.7;
-        let axis = Vec3::new(a.sin(), a.cos(), (a * 0.5).sin()).normalize_or(Vec3::Y);
-        inst.rotations_mut()[i] = Quat::from_axis_angle(axis, 0.6 * (a * 1.3).sin());
-        inst.translations_mut()[i] = Vec3::new(0.05 * a.sin(), 0.1 * a.cos(), 0.0);
-    }
+    wave_pose(inst, (frame as f32 + 1.0) * 0.3);
 }
 
 /// The largest difference of two world matrices (translation, axes), relative to the size of

@@ -170,12 +170,7 @@ fn the_generic_instance_solves_the_read_chain() {
 
 #[test]
 fn miku_reads_into_generic_definitions() {
-    let Some(assets) = common::assets_dir() else {
-        return;
-    };
-    let path = assets.join("mmd/threejs-examples/miku/miku_v2.pmd");
-    let Ok(bytes) = std::fs::read(&path) else {
-        sinew_testkit::assets::missing(&format!("{}", path.display()));
+    let Some(bytes) = common::read_asset("miku_v2.pmd") else {
         return;
     };
     let m = MmdModel::from_bytes(&bytes).unwrap();
@@ -401,12 +396,7 @@ fn evaluation_skeleton_follows_mmd_order() {
 /// definitions do.
 #[test]
 fn bone_by_bone_definitions_agree_with_staged_on_miku() {
-    let Some(assets) = common::assets_dir() else {
-        return;
-    };
-    let path = assets.join("mmd/threejs-examples/miku/miku_v2.pmd");
-    let Ok(bytes) = std::fs::read(&path) else {
-        sinew_testkit::assets::missing(&format!("{}", path.display()));
+    let Some(bytes) = common::read_asset("miku_v2.pmd") else {
         return;
     };
     let m = MmdModel::from_bytes(&bytes).unwrap();

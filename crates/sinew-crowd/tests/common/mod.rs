@@ -69,7 +69,7 @@ pub fn setup(h: &Humanoid, i: usize) -> Setup {
 
 /// A crowd of `n` walkers with the workload's targets and ground.
 pub fn crowd(h: &Humanoid, model: &Model, clip: &Arc<Clip>, n: usize) -> Crowd {
-    let mut c = Crowd::new(model, Arc::clone(clip), n);
+    let mut c = Crowd::new(model, Arc::clone(clip), n).expect("staged definitions");
     c.set_ground(ground);
     let leg_l = c.chain_index("leg_l").unwrap();
     let leg_r = c.chain_index("leg_r").unwrap();
