@@ -73,7 +73,7 @@ pub struct MmdReaderOptions {
     /// the animated input ([`MmdModel::fixed_axis_rotation`]).
     pub fixed_axis_constraints: bool,
     /// Carry MMD's evaluation order in the definitions as an
-    /// [`EvaluationOrder`](sinew::dynamics::EvaluationOrder) (default `false`): instances then
+    /// [`EvaluationOrder`] (default `false`): instances then
     /// evaluate one bone at a time in MMD's order, on the model's own skeleton, append read as
     /// it stands at each bone's turn (local append from the source's world matrix), chains
     /// solved at their IK bone's turn and bones flagged "after physics" after the step — every

@@ -121,8 +121,9 @@ pub struct MmdSkeletonInstance {
 impl MmdSkeletonInstance {
     /// An instance of the model's definitions for `options` (IK chains with `options.ik`,
     /// append with `options.append`): evaluated in stages when the model has no
-    /// [`GenericGap`](crate::GenericGap) ([`MmdModel::evaluates_generically`]), bone by bone otherwise. The
-    /// definitions are read once per model and mode and shared by every instance.
+    /// [`GenericGap`](crate::GenericGap) ([`MmdModel::evaluates_in_stages`]), bone by bone
+    /// otherwise. The definitions are read once per model and mode and shared by every
+    /// instance.
     ///
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract (never for a
