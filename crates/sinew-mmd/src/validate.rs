@@ -42,7 +42,7 @@ pub const MAX_IK_WORK: u64 = 1 << 22;
 pub const MAX_LOCAL_APPEND_WORK: u64 = 1 << 20;
 /// Deepest nesting of IK chains through their effectors (an IK whose effector is itself an IK
 /// bone solves that IK first). Real models nest 0 deep.
-pub const MAX_IK_NESTING: usize = 16;
+pub const MAX_IK_NESTING: usize = sinew::dynamics::EvaluationOrder::MAX_NESTING;
 
 /// The cycles of a functional graph (each node has at most one successor `next(i)`), in linear
 /// time: for each, its lowest node and its length. Cycles of such a graph are disjoint, so
