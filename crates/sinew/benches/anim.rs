@@ -56,16 +56,24 @@ struct SoaFrame {
     locals: SoaPose,
 }
 
+/// The clip shape of a pipeline.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Every channel keyed at the same times.
+    Shared,
+    /// ozz-animation's: translation and rotation keyed `keys` times, scale once.
+    Ozz,
+    /// Channels keyed apart: translation at `keys` times, rotation at `keys + 2` others, scale
+    /// once.
+    Apart,
+}
+
 impl<'h> Pipeline<'h> {
-    /// `scale_once`: ozz-animation's clip shape (translation and rotation keyed `keys` times,
-    /// scale once) instead of every channel keyed at the same times.
-    fn new(h: &'h Humanoid, keys: usize, scale_once: bool) -> Self {
-        let walk = |phase| {
-            if scale_once {
-                h.walk_clip_scale_once(keys, phase)
-            } else {
-                h.walk_clip(keys, phase)
-            }
+    fn new(h: &'h Humanoid, keys: usize, shape: Shape) -> Self {
+        let walk = |phase| match shape {
+            Shape::Shared => h.walk_clip(keys, phase),
+            Shape::Ozz => h.walk_clip_scale_once(keys, phase),
+            Shape::Apart => h.walk_clip_keyed_apart(keys, phase),
         };
         let clips = [walk(0.0), walk(0.37)];
         let bindings = clips.clone().map(|c| ClipBinding::new(&c, &h.skeleton));
@@ -351,24 +359,21 @@ fn bench_anim(c: &mut Criterion) {
     });
 
     for keys in [5usize, 31] {
-        let mut pipeline = Pipeline::new(&h, keys, false);
-        group.bench_function(
-            format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps"),
-            |b| b.iter(|| pipeline.frame()),
-        );
-        group.bench_function(
-            format!("pipeline/64j_{keys}keys_linear_2x_sample_blend_l2w_60fps_soa"),
-            |b| b.iter(|| pipeline.frame_soa()),
-        );
-        let mut pipeline = Pipeline::new(&h, keys, true);
-        group.bench_function(
-            format!("pipeline/64j_{keys}keys_ozz_shape_2x_sample_blend_l2w_60fps"),
-            |b| b.iter(|| pipeline.frame()),
-        );
-        group.bench_function(
-            format!("pipeline/64j_{keys}keys_ozz_shape_2x_sample_blend_l2w_60fps_soa"),
-            |b| b.iter(|| pipeline.frame_soa()),
-        );
+        for (shape, name) in [
+            (Shape::Shared, "linear"),
+            (Shape::Ozz, "ozz_shape"),
+            (Shape::Apart, "channels_apart"),
+        ] {
+            let mut pipeline = Pipeline::new(&h, keys, shape);
+            group.bench_function(
+                format!("pipeline/64j_{keys}keys_{name}_2x_sample_blend_l2w_60fps"),
+                |b| b.iter(|| pipeline.frame()),
+            );
+            group.bench_function(
+                format!("pipeline/64j_{keys}keys_{name}_2x_sample_blend_l2w_60fps_soa"),
+                |b| b.iter(|| pipeline.frame_soa()),
+            );
+        }
     }
     group.finish();
 }
@@ -378,7 +383,7 @@ fn min_report() {
     let n = h.skeleton.len();
     println!("min-of-batches ns/joint (64-joint humanoid, linear TRS, 1 s clip, 60 fps):");
     for keys in [5usize, 31] {
-        let mut p = Pipeline::new(&h, keys, false);
+        let mut p = Pipeline::new(&h, keys, Shape::Shared);
         let sample_ns = min_ns_per_joint(n, || {
             p.t += DT;
             p.sample(0, black_box(p.t));

@@ -68,6 +68,13 @@ pub struct ClipBinding {
     /// True when, on top of shared key times, every fused track is linear, the clip is absolute
     /// and has no cubic-spline track: the records are plain `(v0, v1 − v0)` pairs.
     pub(crate) fused_linear: bool,
+    /// When the fused bones' channels key apart but each channel's key times are shared by
+    /// every fused bone (a one-key channel follows any) and the records are linear (absolute,
+    /// no cubic-spline track): per channel (translation, rotation, scale), the bone track whose
+    /// channel holds those times (`u32::MAX`: that channel is constant on every bone). One
+    /// cursor per channel then serves every bone, and a channel is refilled eight bones at a
+    /// time.
+    pub(crate) fused_channel_times: Option<[u32; 3]>,
     /// Every segment's fused records, when the key times are shared (see
     /// `fused::build_table`); empty otherwise.
     pub(crate) fused_table: Vec<super::fused::FusedBlock>,
@@ -189,16 +196,13 @@ impl ClipBinding {
                 && !fused_mixed.contains(&true)
                 && clip.space() != ValueSpace::RelativeToRest
                 && !clip.has_cubic()
-                && fused.poly_tracks.iter().all(|&i| {
-                    let bt = &clip.bone_tracks()[i as usize];
-                    [
-                        bt.translation.as_ref().map(|t| t.interpolation()),
-                        bt.rotation.as_ref().map(|t| t.interpolation()),
-                        bt.scale.as_ref().map(|t| t.interpolation()),
-                    ]
-                    .iter()
-                    .all(|m| *m == Some(Interpolation::Linear))
-                }),
+                && all_linear(clip, &fused),
+            fused_channel_times: (fused_mixed.contains(&true)
+                && clip.space() != ValueSpace::RelativeToRest
+                && !clip.has_cubic()
+                && all_linear(clip, &fused))
+            .then(|| channel_times(clip, &fused))
+            .flatten(),
             fused,
             fused_mixed,
             partially_tracked,
@@ -269,6 +273,49 @@ impl ClipBinding {
 }
 
 /// True when every fused bone's key times equal the first fused bone's.
+/// Whether every fused bone's three tracks interpolate linearly.
+fn all_linear(clip: &Clip, fused: &ChannelBinding) -> bool {
+    fused.poly_tracks.iter().all(|&i| {
+        let bt = &clip.bone_tracks()[i as usize];
+        [
+            bt.translation.as_ref().map(|t| t.interpolation()),
+            bt.rotation.as_ref().map(|t| t.interpolation()),
+            bt.scale.as_ref().map(|t| t.interpolation()),
+        ]
+        .iter()
+        .all(|m| *m == Some(Interpolation::Linear))
+    })
+}
+
+/// Per channel, the fused bone track holding the key times every fused bone's channel shares
+/// (`u32::MAX` when the channel has one key on every bone), or `None` when some channel's
+/// times differ between bones.
+fn channel_times(clip: &Clip, fused: &ChannelBinding) -> Option<[u32; 3]> {
+    let tracks = clip.bone_tracks();
+    let times = |i: u32, c: usize| -> Option<&[f32]> {
+        let bt = &tracks[i as usize];
+        match c {
+            0 => bt.translation.as_ref().map(|t| &t.times[..]),
+            1 => bt.rotation.as_ref().map(|t| &t.times[..]),
+            _ => bt.scale.as_ref().map(|t| &t.times[..]),
+        }
+    };
+    let mut refs = [u32::MAX; 3];
+    for (c, r) in refs.iter_mut().enumerate() {
+        for &i in &fused.poly_tracks {
+            let t = times(i, c)?;
+            if t.len() > 1 {
+                match *r {
+                    u32::MAX => *r = i,
+                    j if times(j, c)? != t => return None,
+                    _ => {}
+                }
+            }
+        }
+    }
+    Some(refs)
+}
+
 fn shared_times(clip: &Clip, fused: &ChannelBinding) -> bool {
     let times = |i: &u32| clip.bone_tracks()[*i as usize].key_times();
     let mut it = fused.poly_tracks.iter().map(times);

@@ -84,6 +84,9 @@ pub(super) struct FusedCache {
     /// cached time and the segment's valid range — the cursors of bones whose channels key
     /// apart.
     channels: Vec<[(u32, f32, f32); 3]>,
+    /// The same per channel for every bone at once, when each channel's key times are shared
+    /// by every bone (`ClipBinding::fused_channel_times`).
+    shared_channels: [(u32, f32, f32); 3],
     blocks: Vec<FusedBlock>,
     /// Only for clips with cubic-spline tracks.
     cubic: Vec<CubicBlock>,
@@ -108,6 +111,7 @@ impl FusedCache {
         self.channels.clear();
         self.channels
             .resize(bones, [(0, f32::INFINITY, f32::NEG_INFINITY); 3]);
+        self.shared_channels = [(0, f32::INFINITY, f32::NEG_INFINITY); 3];
         let nb = bones.div_ceil(8);
         self.blocks.clear();
         self.blocks.resize(nb, FusedBlock::default());

@@ -80,6 +80,77 @@ pub(super) unsafe fn refill_linear(
     }
 }
 
+/// Channel `c` (0 translation, 1 rotation, 2 scale) of every fused record for segment `p` of
+/// that channel's key times, shared by every fused bone (a one-key channel is constant), eight
+/// bones at a time, for linear absolute clips without cubic terms. Same values as
+/// `refill_mixed` gives that channel (tested).
+///
+/// # Safety
+/// AVX2 must be available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn refill_linear_channel(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    c: usize,
+    p: usize,
+    (start, k): (f32, f32),
+) {
+    let tracks = &binding.fused.poly_tracks;
+    let n = tracks.len();
+    let (startv, kv) = (_mm256_set1_ps(start), _mm256_set1_ps(k));
+    let sign = _mm256_set1_ps(-0.0);
+    let zero = _mm256_setzero_ps();
+    // Keys `p − 1` and `p` of a channel of `len` keys, clamped (a one-key channel: key 0).
+    let at = |len: usize| (p.saturating_sub(1).min(len - 1), p.min(len - 1));
+    for (b, block) in cache.blocks.iter_mut().enumerate() {
+        let bt: [&BoneTrack; 8] =
+            core::array::from_fn(|l| &bones[tracks[(b * 8 + l).min(n - 1)] as usize]);
+        let mut v = [[_mm_setzero_ps(); 8]; 2];
+        for (l, bt) in bt.iter().enumerate() {
+            let loaded = match c {
+                0 => bt.translation.as_ref().map(|t| {
+                    let (ia, ib) = at(t.values.len());
+                    (load3(&t.values[ia]), load3(&t.values[ib]))
+                }),
+                1 => bt.rotation.as_ref().map(|t| {
+                    let (ia, ib) = at(t.values.len());
+                    (load4(&t.values[ia]), load4(&t.values[ib]))
+                }),
+                _ => bt.scale.as_ref().map(|t| {
+                    let (ia, ib) = at(t.values.len());
+                    (load3(&t.values[ia]), load3(&t.values[ib]))
+                }),
+            };
+            if let Some((a, z)) = loaded {
+                v[0][l] = a;
+                v[1][l] = z;
+            }
+        }
+        let (v0, v1) = (rows(v[0]), rows(v[1]));
+        store(&mut block.start[c], startv);
+        store(&mut block.k[c], kv);
+        let sub = _mm256_sub_ps;
+        let rows_of = &mut block.c;
+        match c {
+            1 => {
+                let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot4(&v0, &v1), zero), sign);
+                for i in 0..4 {
+                    store(&mut rows_of[R0 + i], v0[i]);
+                    store(&mut rows_of[R1 + i], sub(_mm256_xor_ps(v1[i], flip), v0[i]));
+                }
+            }
+            _ => {
+                let (r0, r1) = if c == 0 { (T0, T1) } else { (S0, S1) };
+                for i in 0..3 {
+                    store(&mut rows_of[r0 + i], v0[i]);
+                    store(&mut rows_of[r1 + i], sub(v1[i], v0[i]));
+                }
+            }
+        }
+    }
+}
+
 #[inline]
 #[target_feature(enable = "avx2")]
 fn row(r: &[f32; 8]) -> __m256 {

@@ -106,6 +106,16 @@ fn refill_mixed(
     range
 }
 
+/// Channel `c`'s (translation, rotation, scale) key times of bone track `bt`.
+#[cfg(target_arch = "x86_64")]
+fn channel_times(bt: &BoneTrack, c: usize) -> Option<&[f32]> {
+    match c {
+        0 => bt.translation.as_ref().map(|t| &t.times[..]),
+        1 => bt.rotation.as_ref().map(|t| &t.times[..]),
+        _ => bt.scale.as_ref().map(|t| &t.times[..]),
+    }
+}
+
 /// Writes fused bone `j`'s lane: its time origin and scale, and every channel's coefficients.
 #[inline]
 fn write_lane(
@@ -183,6 +193,38 @@ pub(in crate::anim) fn refill_fused(
         }
         win.0 = win.0.max(cache.cursors.lo[0]);
         win.1 = win.1.min(cache.cursors.hi[0]);
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(refs), true) = (
+        binding.fused_channel_times,
+        std::is_x86_feature_detected!("avx2"),
+    ) {
+        // Each channel's key times shared by every bone: one cursor per channel, and a channel
+        // that crossed a key is refilled for every bone at once (the records are those of
+        // `refill_mixed`: a one-key channel's lane holds its constant value at any segment).
+        for (c, &r) in refs.iter().enumerate() {
+            let (key, lo, hi) = cache.shared_channels[c];
+            if !(lt >= lo && lt < hi) {
+                let times = (r != u32::MAX)
+                    .then(|| channel_times(&bones[r as usize], c))
+                    .flatten();
+                let (p, range, seg) = match times {
+                    Some(times) => {
+                        let p = locate(times, lt, key);
+                        let (lo, hi, start, k) = segment_range(times, p);
+                        (p, (lo, hi), (start, k))
+                    }
+                    None => (0, (f32::NEG_INFINITY, f32::INFINITY), (0.0, 0.0)),
+                };
+                // SAFETY: AVX2 is available (checked just above).
+                unsafe { avx2::refill_linear_channel(bones, binding, cache, c, p, seg) };
+                cache.shared_channels[c] = (p as u32, range.0, range.1);
+            }
+            let (_, lo, hi) = cache.shared_channels[c];
+            win.0 = win.0.max(lo);
+            win.1 = win.1.min(hi);
+        }
         return;
     }
     for j in 0..n {

@@ -306,3 +306,87 @@ fn block_refill_matches_per_bone_refill() {
         }
     }
 }
+
+/// Channels keyed apart but each channel at times every bone shares (some bones keying a
+/// channel once): one cursor per channel and the 8-wide channel refill give the same samples,
+/// bit for bit, as each bone keeping its own channel cursors — forward play and seeks.
+#[test]
+fn per_channel_shared_refill_matches_per_bone_refill() {
+    use glam::{Quat, Vec3};
+
+    use crate::anim::{sample, BoneTrack, Clip, SampleCache, Track, Untracked};
+    use crate::{Parent, SkeletonBuilder};
+
+    let bones = 19;
+    let mut sb = SkeletonBuilder::new();
+    for b in 0..bones {
+        let parent = if b == 0 {
+            Parent::Root
+        } else {
+            Parent::from(format!("b{}", b - 1).as_str())
+        };
+        sb.push(format!("b{b}").as_str(), parent, Transform::IDENTITY);
+    }
+    let skel = sb.build().unwrap();
+    let tt = vec![0.0, 0.25, 0.5, 0.75, 1.0];
+    let rt = vec![0.1, 0.2, 0.4, 0.55, 0.7, 0.9, 1.0];
+    let st = vec![0.0, 0.6];
+    let v = |b: usize, k: usize, c: usize| ((b * 13 + k * 5 + c) as f32 * 0.618).fract() - 0.5;
+    let mut builder = Clip::builder("c").duration(1.0);
+    for b in 0..bones {
+        let vec3 = |times: &[f32], o: usize| {
+            (0..times.len())
+                .map(|k| Vec3::new(v(b, k, o), v(b, k, o + 1), v(b, k, o + 2)))
+                .collect::<Vec<_>>()
+        };
+        let quats = (0..rt.len())
+            .map(|k| Quat::from_xyzw(v(b, k, 3), v(b, k, 4), v(b, k, 5), v(b, k, 6)).normalize())
+            .collect();
+        let once = |x: Vec<Vec3>| Track::linear(vec![0.3], x[..1].to_vec());
+        let t = vec3(&tt, 0);
+        let s = vec3(&st, 7);
+        builder = builder.bone(
+            BoneTrack::new(format!("b{b}"))
+                .with_translation(if b % 4 == 2 {
+                    once(t)
+                } else {
+                    Track::linear(tt.clone(), t)
+                })
+                .with_rotation(Track::linear(rt.clone(), quats))
+                .with_scale(if b % 3 == 1 {
+                    once(s)
+                } else {
+                    Track::linear(st.clone(), s)
+                }),
+        );
+    }
+    let clip = builder.build().unwrap();
+    let shared = ClipBinding::new(&clip, &skel);
+    assert!(shared.fused_channel_times.is_some());
+    assert_eq!(shared.fused.len(), bones);
+    let mut apart = shared.clone();
+    apart.fused_channel_times = None;
+    let (mut ca, mut cb) = (SampleCache::new(), SampleCache::new());
+    let mut x = 0.37f32;
+    for i in 0..400 {
+        let time = if i < 200 {
+            i as f32 / 180.0
+        } else {
+            x = (x * 7.3 + 0.19).fract();
+            x * 1.4 - 0.2
+        };
+        let mut pa = vec![Transform::IDENTITY; bones];
+        let mut pb = pa.clone();
+        sample(&clip, &shared, &mut ca, time, Untracked::Rest, &mut pa);
+        sample(&clip, &apart, &mut cb, time, Untracked::Rest, &mut pb);
+        for (j, (a, b)) in pa.iter().zip(&pb).enumerate() {
+            let bits = |t: &Transform| {
+                let mut v = t.translation.to_array().to_vec();
+                v.extend(t.rotation.to_array());
+                v.extend(t.scale.to_array());
+                v.into_iter().map(f32::to_bits).collect::<Vec<_>>()
+            };
+            assert_eq!(bits(a), bits(b), "t {time}, bone {j}");
+        }
+    }
+}
