@@ -97,7 +97,8 @@ pub struct MmdInstance {
     /// Morph weights as set, and after group expansion (one per model morph).
     morph_weights: Vec<f32>,
     morph_effective: Vec<f32>,
-    /// Per bone: the bone morphs' translation offset and rotation (identity / zero when none).
+    /// Per bone: the bone morphs' translation offset and rotation (identity / zero when none);
+    /// empty for a model without bone morphs.
     morph_translation: Vec<Vec3>,
     morph_rotation: Vec<Quat>,
     /// The generic instances evaluating this character, one per mode and evaluation (built on
@@ -114,6 +115,8 @@ impl MmdInstance {
     #[must_use]
     pub fn new(model: Arc<MmdModel>) -> Self {
         let n = model.bones.len();
+        let bone_morphs =
+            (model.morphs.iter()).any(|m| matches!(m, crate::mesh::MmdMorph::Bone(_)));
         Self {
             translation: vec![Vec3::ZERO; n],
             rotation: vec![Quat::IDENTITY; n],
@@ -124,8 +127,8 @@ impl MmdInstance {
             ik_tolerance: None,
             morph_weights: vec![0.0; model.morphs.len()],
             morph_effective: vec![0.0; model.morphs.len()],
-            morph_translation: vec![Vec3::ZERO; n],
-            morph_rotation: vec![Quat::IDENTITY; n],
+            morph_translation: vec![Vec3::ZERO; if bone_morphs { n } else { 0 }],
+            morph_rotation: vec![Quat::IDENTITY; if bone_morphs { n } else { 0 }],
             generic: GenericSlot::default(),
             bone_by_bone: false,
             last: None,
@@ -276,10 +279,11 @@ impl MmdInstance {
     /// morphs applied, the rotation under the bone's fixed axis
     /// ([`MmdModel::fixed_axis_rotation`]).
     pub(crate) fn animated_input(&self, i: usize) -> (Vec3, Quat) {
-        (
-            self.translation[i] + self.morph_translation[i],
-            self.morph_rotation[i] * self.model.fixed_axis_rotation(i, self.rotation[i]),
-        )
+        let rotation = self.model.fixed_axis_rotation(i, self.rotation[i]);
+        match (self.morph_translation.get(i), self.morph_rotation.get(i)) {
+            (Some(&t), Some(&r)) => (self.translation[i] + t, r * rotation),
+            _ => (self.translation[i], rotation),
+        }
     }
 
     /// Whether the IK owned by bone `i` is solved: enabled, and not a chain physics simulates
