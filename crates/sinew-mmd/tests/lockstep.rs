@@ -33,6 +33,20 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
             ("左つま先ＩＫ", "右つま先ＩＫ")
         ]
     );
+    // Bone by bone, the pairs whose second controller comes right after the first in MMD's
+    // order are solved side by side too.
+    let ordered =
+        MmdSkeletonInstance::with_evaluation(Arc::clone(&model), EvalOptions::default(), true)
+            .unwrap();
+    let d = ordered.instance().dynamics();
+    let order = d.evaluation_order().expect("bone by bone");
+    let ordered_pairs: Vec<(&str, &str)> = (0..d.ik_chains().len())
+        .filter_map(|c| {
+            let p = order.lockstep_partner(c)?;
+            Some((d.ik_chains()[c].name(), d.ik_chains()[p].name()))
+        })
+        .collect();
+    assert_eq!(ordered_pairs, pairs);
     let left_leg = model.bone_index("左足ＩＫ").unwrap();
     // Both evaluations: staged (miku_v2 has no `GenericGap`; pairs in lockstep lanes) and
     // bone by bone (chains one at a time: the switch changes nothing there), each paired and

@@ -45,6 +45,9 @@ pub struct EvaluationOrder {
     /// Per chain: its path holds no constrained bone, so its iterations may run on the path
     /// as rotation + position poses (derived).
     plain: Box<[bool]>,
+    /// Per chain: the chain solved beside it in lockstep lanes at its turn (derived;
+    /// `u32::MAX` for none).
+    partner: Box<[u32]>,
 }
 
 impl EvaluationOrder {
@@ -65,6 +68,7 @@ impl EvaluationOrder {
             controlled: Box::default(),
             constraint: Box::default(),
             plain: Box::default(),
+            partner: Box::default(),
         }
     }
 
@@ -107,6 +111,19 @@ impl EvaluationOrder {
         }
     }
 
+    /// The chain solved beside chain `chain` at its controller's turn, if any: its lockstep
+    /// partner (same shape, disjoint footprints: [`ChainPath`]'s), both paths free of
+    /// constrained bones, the partner's controller next in the order (same side of the physics
+    /// split), each controller
+    /// controlling that one chain and neither effector controlling any.
+    #[must_use]
+    pub fn lockstep_partner(&self, chain: usize) -> Option<usize> {
+        match self.partner.get(chain) {
+            Some(&p) if p != u32::MAX => Some(p as usize),
+            _ => None,
+        }
+    }
+
     /// Whether chain `chain`'s path holds no constrained bone.
     pub(crate) fn plain_path(&self, chain: usize) -> bool {
         self.plain.get(chain).copied().unwrap_or(false)
@@ -137,6 +154,35 @@ impl EvaluationOrder {
             })
             .collect();
         self.constraint = constraint.into();
+        let mut rank = vec![0usize; bones];
+        for (k, b) in self.bones.iter().enumerate() {
+            rank[b.index()] = k;
+        }
+        self.partner = (0..chains.len())
+            .map(|a| {
+                let Some(b) = paths[a].as_ref().and_then(ChainPath::partner) else {
+                    return u32::MAX;
+                };
+                let (ca, cb) = (chains[a].controller(), chains[b].controller());
+                let alone = |c: BoneId, chain: usize| self.controlled[c.index()][..] == [chain];
+                let idle = |e: BoneId| self.controlled[e.index()].is_empty();
+                let paired = self.plain[a]
+                    && self.plain[b]
+                    && rank[cb.index()] == rank[ca.index()] + 1
+                    && (rank[ca.index()] < self.physics_split)
+                        == (rank[cb.index()] < self.physics_split)
+                    && alone(ca, a)
+                    && alone(cb, b)
+                    && idle(chains[a].effector())
+                    && idle(chains[b].effector());
+                // Chain indices fit in u32 (fewer chains than bones).
+                if paired {
+                    b as u32
+                } else {
+                    u32::MAX
+                }
+            })
+            .collect();
         self
     }
 

@@ -71,6 +71,11 @@ impl IkDriver {
         self.no_lockstep = !on;
     }
 
+    /// Whether lockstep pairs are solved side by side ([`Self::set_lockstep`]).
+    pub(crate) fn lockstep(&self) -> bool {
+        !self.no_lockstep
+    }
+
     /// Replaces every chain's own tolerance (the distance at which its solve stops and counts
     /// as satisfied) with `tolerance`; `None` restores the chains' own. Returns false,
     /// changing nothing, unless the value is finite and positive.

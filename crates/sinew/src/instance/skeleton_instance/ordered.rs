@@ -27,6 +27,9 @@ pub(super) struct OrderedBuffers {
     stack: Vec<BoneId>,
     /// IK rotations of a chain's links before a sweep.
     snapshot: Vec<Quat>,
+    /// A chain solved beside its lockstep partner before its controller's turn (that turn
+    /// then only evaluates the controller).
+    solved_early: Option<usize>,
     /// The chains being solved, outermost first (an effector's chains are solved inside
     /// another chain's solve; a chain is never solved inside itself).
     solving: Vec<usize>,
@@ -52,6 +55,7 @@ impl OrderedBuffers {
             },
             stack: Vec::with_capacity(bones),
             snapshot: Vec::with_capacity(links),
+            solved_early: None,
             solving: Vec::with_capacity(EvaluationOrder::MAX_NESTING),
         }
     }
@@ -98,6 +102,7 @@ impl SkeletonInstance {
         o.constrained.copy_from_slice(locals);
         o.ik.fill(Quat::IDENTITY);
         o.solving.clear();
+        o.solved_early = None;
         self.state.allocate_world().fill(Affine3A::IDENTITY);
     }
 
@@ -139,8 +144,26 @@ impl SkeletonInstance {
         self.place(skeleton, bone, local);
         if solve {
             for &ci in order.chains_controlled_by(bone) {
-                if self.enabled[ci].unwrap_or(true) && !self.ordered.solving.contains(&ci) {
-                    self.solve_ordered(dynamics, skeleton, ci);
+                if !self.enabled[ci].unwrap_or(true) || self.ordered.solving.contains(&ci) {
+                    continue;
+                }
+                if self.ordered.solved_early == Some(ci) {
+                    // Solved beside its partner at the partner's turn.
+                    self.ordered.solved_early = None;
+                    continue;
+                }
+                let partner = (order.lockstep_partner(ci))
+                    .filter(|&p| self.driver.lockstep() && self.enabled[p].unwrap_or(true));
+                match partner {
+                    Some(p) => {
+                        // The partner's controller comes next in the order and reads nothing
+                        // this chain writes: evaluate it now and solve both side by side.
+                        let next = dynamics.ik_chains()[p].controller();
+                        self.visit(dynamics, skeleton, next, false);
+                        self.ordered.solved_early = Some(p);
+                        self.solve_ordered_pair(dynamics, skeleton, [ci, p]);
+                    }
+                    None => self.solve_ordered(dynamics, skeleton, ci),
                 }
             }
         }
@@ -163,59 +186,14 @@ impl SkeletonInstance {
 
     /// Solves chain `ci` at its controller's turn (see [`EvaluationOrder`]).
     fn solve_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, ci: usize) {
-        if self.ordered.solving.len() >= EvaluationOrder::MAX_NESTING {
+        let Some(lane) = self.begin_chain(dynamics, skeleton, ci) else {
+            return;
+        };
+        let order = dynamics.evaluation_order().expect("an ordered evaluation");
+        if order.plain_path(ci) && self.solve_on_paths(dynamics, skeleton, [ci]) {
             return;
         }
         let chain = &dynamics.ik_chains()[ci];
-        for l in chain.links() {
-            let b = l.bone.index();
-            self.ordered.ik[b] = Quat::IDENTITY;
-            let rotation = self.ordered.constrained[b].rotation;
-            self.state.locals_mut()[b].rotation = rotation;
-        }
-        let goal = Vec3A::from(self.chain_target(ci, chain));
-        self.ordered.solving.push(ci);
-        self.visit(dynamics, skeleton, chain.effector(), true);
-        self.ordered.solving.pop();
-        let tolerance = self.driver.tolerance_of(chain);
-        let tolerance_sq = tolerance * tolerance;
-        if !goal.is_finite() {
-            return; // No result: the chain keeps its uncorrected pose.
-        }
-        // MMD's CCD stops before turning anything when the effector already stands at the
-        // target, before and after its links are evaluated again; other solvers decide alone.
-        let ccd = chain.solver() == ChainSolver::Ccd;
-        let effector = self.world_now()[chain.effector().index()].translation;
-        if ccd && goal.distance_squared(effector) < tolerance_sq {
-            self.record_ordered(ci, chain, goal, 0);
-            return;
-        }
-        for l in chain.links() {
-            self.visit(dynamics, skeleton, l.bone, false);
-        }
-        self.visit(dynamics, skeleton, chain.effector(), false);
-        let effector = self.world_now()[chain.effector().index()].translation;
-        if ccd && goal.distance_squared(effector) < tolerance_sq {
-            self.record_ordered(ci, chain, goal, 0);
-            return;
-        }
-        let order = dynamics.evaluation_order().expect("an ordered evaluation");
-        if order.plain_path(ci) {
-            // No constrained bone on the path: its iterations run on the path as rotation +
-            // position poses (the staged evaluation's way; the same turns), the base's subtree
-            // evaluated again by the refresh.
-            let mut driver = std::mem::take(&mut self.driver);
-            let mut pose = OrderedPose {
-                instance: self,
-                dynamics,
-                skeleton,
-            };
-            let solved = driver.solve_on_paths(dynamics, [ci], &mut pose);
-            self.driver = driver;
-            if solved {
-                return;
-            }
-        }
         let Some(path) = dynamics.chain_path(ci) else {
             // Other solvers through the driver; its refresh evaluates the base's subtree.
             let mut driver = std::mem::take(&mut self.driver);
@@ -228,7 +206,8 @@ impl SkeletonInstance {
             self.driver = driver;
             return;
         };
-        let mut lane = [Lane::new(goal, effector)];
+        let tolerance = self.driver.tolerance_of(chain);
+        let mut lanes = [lane];
         let mut bones = OrderedPath {
             instance: self,
             dynamics,
@@ -240,11 +219,122 @@ impl SkeletonInstance {
             &mut bones,
             &path.plans,
             chain.iterations(),
-            tolerance_sq,
-            &mut lane,
+            tolerance * tolerance,
+            &mut lanes,
         );
         self.evaluate_subtree(dynamics, skeleton, chain.base());
-        self.record_ordered(ci, chain, goal, lane[0].sweeps);
+        self.record_ordered(ci, chain, lanes[0].goal, lanes[0].sweeps);
+    }
+
+    /// Solves the lockstep pair `pair` (its second controller evaluated just now, right after
+    /// the first): both chains begun in turn, then iterated side by side on their paths — the
+    /// same bits as one after the other (the definitions paired them because neither reads
+    /// what the other writes).
+    fn solve_ordered_pair(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        pair: [usize; 2],
+    ) {
+        let begun = pair.map(|ci| self.begin_chain(dynamics, skeleton, ci).is_some());
+        match begun {
+            [true, true] => {
+                if !self.solve_on_paths(dynamics, skeleton, pair) {
+                    for ci in pair {
+                        self.solve_begun_alone(dynamics, skeleton, ci);
+                    }
+                }
+            }
+            [true, false] => self.solve_begun_alone(dynamics, skeleton, pair[0]),
+            [false, true] => self.solve_begun_alone(dynamics, skeleton, pair[1]),
+            [false, false] => {}
+        }
+    }
+
+    /// A paired chain whose partner needs no solve (or whose paths could not be loaded side
+    /// by side), solved alone on its path.
+    fn solve_begun_alone(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, ci: usize) {
+        if !self.solve_on_paths(dynamics, skeleton, [ci]) {
+            // Not rigid rotation + translation: the general solver (the chain is begun).
+            let mut driver = std::mem::take(&mut self.driver);
+            let mut pose = OrderedPose {
+                instance: self,
+                dynamics,
+                skeleton,
+            };
+            driver.solve_single(dynamics, ci, &mut pose);
+            self.driver = driver;
+        }
+    }
+
+    /// Chains `cis` (begun) iterated on their paths as rotation + position poses (the staged
+    /// evaluation's way; the same turns), each base's subtree evaluated again by the refresh.
+    /// Returns `false`, having done nothing, when a path cannot be kept that way.
+    fn solve_on_paths<const N: usize>(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        cis: [usize; N],
+    ) -> bool {
+        let mut driver = std::mem::take(&mut self.driver);
+        let mut pose = OrderedPose {
+            instance: self,
+            dynamics,
+            skeleton,
+        };
+        let solved = driver.solve_on_paths(dynamics, cis, &mut pose);
+        self.driver = driver;
+        solved
+    }
+
+    /// Begins chain `ci` as MMD does: its links' IK rotations reset, the target read, the
+    /// effector evaluated (solving the other chains it controls), then the links from the base
+    /// down and the effector again. Returns the lane to iterate (target and effector), or
+    /// `None` when there is nothing to solve: a target that is not finite (no result), or — for
+    /// CCD — an effector already within the tolerance either time (result recorded).
+    fn begin_chain(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        ci: usize,
+    ) -> Option<Lane> {
+        if self.ordered.solving.len() >= EvaluationOrder::MAX_NESTING {
+            return None;
+        }
+        let chain = &dynamics.ik_chains()[ci];
+        for l in chain.links() {
+            let b = l.bone.index();
+            self.ordered.ik[b] = Quat::IDENTITY;
+            let rotation = self.ordered.constrained[b].rotation;
+            self.state.locals_mut()[b].rotation = rotation;
+        }
+        let goal = Vec3A::from(self.chain_target(ci, chain));
+        self.ordered.solving.push(ci);
+        self.visit(dynamics, skeleton, chain.effector(), true);
+        self.ordered.solving.pop();
+        if !goal.is_finite() {
+            return None; // No result: the chain keeps its uncorrected pose.
+        }
+        let tolerance = self.driver.tolerance_of(chain);
+        let tolerance_sq = tolerance * tolerance;
+        // MMD's CCD stops before turning anything when the effector already stands at the
+        // target, before and after its links are evaluated again; other solvers decide alone.
+        let ccd = chain.solver() == ChainSolver::Ccd;
+        let effector = self.world_now()[chain.effector().index()].translation;
+        if ccd && goal.distance_squared(effector) < tolerance_sq {
+            self.record_ordered(ci, chain, goal, 0);
+            return None;
+        }
+        for l in chain.links() {
+            self.visit(dynamics, skeleton, l.bone, false);
+        }
+        self.visit(dynamics, skeleton, chain.effector(), false);
+        let effector = self.world_now()[chain.effector().index()].translation;
+        if ccd && goal.distance_squared(effector) < tolerance_sq {
+            self.record_ordered(ci, chain, goal, 0);
+            return None;
+        }
+        Some(Lane::new(goal, effector))
     }
 
     fn record_ordered(&mut self, ci: usize, chain: &IkChain, goal: Vec3A, iterations: u32) {
