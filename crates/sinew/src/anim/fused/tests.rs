@@ -227,17 +227,9 @@ fn channels_keyed_apart_sample_as_each_alone() {
     }
 }
 
-#[test]
-fn block_refill_matches_per_bone_refill() {
-    use glam::{Quat, Vec3};
-
-    use crate::anim::{Clip, Track};
+/// A chain of `bones` bones named `b0`, `b1`, … at the identity.
+fn chain_skeleton(bones: usize) -> std::sync::Arc<crate::Skeleton> {
     use crate::{Parent, SkeletonBuilder};
-
-    if !std::is_x86_feature_detected!("avx2") {
-        return;
-    }
-    let bones = 11;
     let mut sb = SkeletonBuilder::new();
     for b in 0..bones {
         let parent = if b == 0 {
@@ -247,7 +239,20 @@ fn block_refill_matches_per_bone_refill() {
         };
         sb.push(format!("b{b}").as_str(), parent, Transform::IDENTITY);
     }
-    let skel = sb.build().unwrap();
+    sb.build().unwrap()
+}
+
+#[test]
+fn block_refill_matches_per_bone_refill() {
+    use glam::{Quat, Vec3};
+
+    use crate::anim::{Clip, Track};
+
+    if !std::is_x86_feature_detected!("avx2") {
+        return;
+    }
+    let bones = 11;
+    let skel = chain_skeleton(bones);
     let times = vec![0.0, 0.3, 0.5, 1.0];
     let v = |b: usize, k: usize, c: usize| ((b * 13 + k * 5 + c) as f32 * 0.618).fract() - 0.5;
     let mut builder = Clip::builder("c").duration(1.0);
@@ -315,19 +320,9 @@ fn per_channel_shared_refill_matches_per_bone_refill() {
     use glam::{Quat, Vec3};
 
     use crate::anim::{sample, BoneTrack, Clip, SampleCache, Track, Untracked};
-    use crate::{Parent, SkeletonBuilder};
 
     let bones = 19;
-    let mut sb = SkeletonBuilder::new();
-    for b in 0..bones {
-        let parent = if b == 0 {
-            Parent::Root
-        } else {
-            Parent::from(format!("b{}", b - 1).as_str())
-        };
-        sb.push(format!("b{b}").as_str(), parent, Transform::IDENTITY);
-    }
-    let skel = sb.build().unwrap();
+    let skel = chain_skeleton(bones);
     let tt = vec![0.0, 0.25, 0.5, 0.75, 1.0];
     let rt = vec![0.1, 0.2, 0.4, 0.55, 0.7, 0.9, 1.0];
     let st = vec![0.0, 0.6];

@@ -186,9 +186,22 @@ impl SkeletonInstance {
 
     /// Solves chain `ci` at its controller's turn (see [`EvaluationOrder`]).
     fn solve_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, ci: usize) {
-        let Some(lane) = self.begin_chain(dynamics, skeleton, ci) else {
-            return;
-        };
+        if let Some(lane) = self.begin_chain(dynamics, skeleton, ci) {
+            self.solve_begun(dynamics, skeleton, ci, lane);
+        }
+    }
+
+    /// Iterates chain `ci`, begun ([`Self::begin_chain`] gave `lane`): on its path as rotation +
+    /// position poses when no constrained bone lies on it, over the bones themselves otherwise
+    /// (a CCD chain), by the driver's solver for other chains; the base's subtree evaluated
+    /// again after.
+    fn solve_begun(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        ci: usize,
+        lane: Lane,
+    ) {
         let order = dynamics.evaluation_order().expect("an ordered evaluation");
         if order.plain_path(ci) && self.solve_on_paths(dynamics, skeleton, [ci]) {
             return;
@@ -236,34 +249,14 @@ impl SkeletonInstance {
         skeleton: &Skeleton,
         pair: [usize; 2],
     ) {
-        let begun = pair.map(|ci| self.begin_chain(dynamics, skeleton, ci).is_some());
-        match begun {
-            [true, true] => {
-                if !self.solve_on_paths(dynamics, skeleton, pair) {
-                    for ci in pair {
-                        self.solve_begun_alone(dynamics, skeleton, ci);
-                    }
-                }
-            }
-            [true, false] => self.solve_begun_alone(dynamics, skeleton, pair[0]),
-            [false, true] => self.solve_begun_alone(dynamics, skeleton, pair[1]),
-            [false, false] => {}
+        let begun = pair.map(|ci| self.begin_chain(dynamics, skeleton, ci));
+        if begun.iter().all(Option::is_some) && self.solve_on_paths(dynamics, skeleton, pair) {
+            return;
         }
-    }
-
-    /// A paired chain whose partner needs no solve (or whose paths could not be loaded side
-    /// by side), solved alone on its path.
-    fn solve_begun_alone(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton, ci: usize) {
-        if !self.solve_on_paths(dynamics, skeleton, [ci]) {
-            // Not rigid rotation + translation: the general solver (the chain is begun).
-            let mut driver = std::mem::take(&mut self.driver);
-            let mut pose = OrderedPose {
-                instance: self,
-                dynamics,
-                skeleton,
-            };
-            driver.solve_single(dynamics, ci, &mut pose);
-            self.driver = driver;
+        for (ci, lane) in pair.into_iter().zip(begun) {
+            if let Some(lane) = lane {
+                self.solve_begun(dynamics, skeleton, ci, lane);
+            }
         }
     }
 
