@@ -37,6 +37,21 @@ fn physics(model: &MmdModel) -> Option<(SkeletonInstance, Ragdoll)> {
     Some((SkeletonInstance::new(&m), ragdoll))
 }
 
+/// One 1/60 s physics step from `locals`: the step's world matrices (skeleton order), `None`
+/// when it fails.
+fn step<'a>(
+    body: &'a mut SkeletonInstance,
+    ragdoll: &mut Ragdoll,
+    locals: &[Transform],
+    time: f32,
+) -> Option<&'a [Affine3A]> {
+    body.input_mut().copy_from_slice(locals);
+    ragdoll
+        .evaluate_physics_frame(body, time, 1.0 / 60.0)
+        .ok()?;
+    Some(body.world())
+}
+
 /// Largest difference of matching world matrices (translation relative to its size, axes).
 fn difference(a: &[Affine3A], b: &[Affine3A]) -> f32 {
     a.iter()
@@ -68,18 +83,10 @@ fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
         generic.evaluate(&inst);
         inst.evaluate_before_physics(EvalOptions::default());
         inst.write_locals(&mut locals);
-        body_a.input_mut().copy_from_slice(&locals);
-        ragdoll_a
-            .evaluate_physics_frame(&mut body_a, time, 1.0 / 60.0)
-            .ok()?;
-        inst.set_world_from_skeleton_order(body_a.world());
+        inst.set_world_from_skeleton_order(step(&mut body_a, &mut ragdoll_a, &locals, time)?);
         inst.evaluate_after_physics();
         generic.write_locals(&mut locals);
-        body_b.input_mut().copy_from_slice(&locals);
-        ragdoll_b
-            .evaluate_physics_frame(&mut body_b, time, 1.0 / 60.0)
-            .ok()?;
-        generic.set_world_from_skeleton_order(body_b.world());
+        generic.set_world_from_skeleton_order(step(&mut body_b, &mut ragdoll_b, &locals, time)?);
         generic.evaluate_after_physics();
         if inst
             .world()

@@ -60,11 +60,9 @@ pub struct MmdReaderOptions {
     /// for it. MMD runtimes (babylon-mmd, saba, MMD itself) keep the animated rotation and turn
     /// it by the IK rotation instead; [`Self::mmd_runtime`] sets this to `false`.
     pub authored_takeover: bool,
-    /// Build the generic model on [`MmdModel::evaluation_skeleton`] (default `false`: on the
-    /// model's own skeleton): a bone MMD evaluates before its parent (a child listed before
-    /// its parent in the evaluation order) sees that parent as it stands at the start of the
-    /// frame — the identity — so it hangs from the model's origin, as in MMD.
-    pub evaluation_order: bool,
+    /// Which evaluation order the definitions follow ([`MmdOrder`]; default
+    /// [`MmdOrder::Spec`]).
+    pub order: MmdOrder,
     /// Fixed axes become pose constraints (default `true`: the specification's twist about
     /// the axis, after inheritance). MMD runtimes apply a fixed axis to the animated rotation
     /// itself — its angle kept, re-aimed about the axis, before append and in every mode —
@@ -72,16 +70,30 @@ pub struct MmdReaderOptions {
     /// and [`MmdSkeletonInstance`](crate::MmdSkeletonInstance) applies the rule as it writes
     /// the animated input ([`MmdModel::fixed_axis_rotation`]).
     pub fixed_axis_constraints: bool,
-    /// Carry MMD's evaluation order in the definitions as an
-    /// [`EvaluationOrder`] (default `false`): instances then
-    /// evaluate one bone at a time in MMD's order, on the model's own skeleton, append read as
-    /// it stands at each bone's turn (local append from the source's world matrix), chains
-    /// solved at their IK bone's turn and bones flagged "after physics" after the step — every
-    /// rule of MMD's evaluation, [`GenericGap`](crate::GenericGap)s included (an IK whose
-    /// links do not form a parent chain is still left out). Slower than the staged
-    /// evaluation, which expresses every model without gaps. Takes precedence over
-    /// [`Self::evaluation_order`].
-    pub bone_by_bone: bool,
+}
+
+/// The evaluation order a reader's definitions follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MmdOrder {
+    /// The specification's reader: the model's own skeleton, pose constraints in dependency
+    /// order; a local append reads its source's world pose where the source's ancestry can be
+    /// composed (past [`MAX_LOCAL_APPEND_WORK`](crate::validate::MAX_LOCAL_APPEND_WORK):
+    /// non-local, reported).
+    #[default]
+    Spec,
+    /// MMD's order expressed in stages: the definitions on [`MmdModel::evaluation_skeleton`] (a
+    /// bone MMD evaluates before its parent sees that parent as the frame starts — the
+    /// identity — so it hangs from the model's origin), and a source MMD evaluates later passes
+    /// on what MMD reads of it (nothing from a self-appending one; a local append from it is
+    /// read non-local, reported). Exact for models without a [`GenericGap`](crate::GenericGap).
+    Staged,
+    /// MMD's order carried in the definitions as an [`EvaluationOrder`]: instances evaluate one
+    /// bone at a time in MMD's order on the model's own skeleton, append read as it stands at
+    /// each bone's turn (local append from the source's world matrix), chains solved at their
+    /// IK bone's turn, bones flagged "after physics" after the step — every rule of MMD's
+    /// evaluation, `GenericGap`s included (an IK whose links do not form a parent chain is
+    /// still left out). Slower than [`Self::Staged`].
+    BoneByBone,
 }
 
 impl Default for MmdReaderOptions {
@@ -90,9 +102,8 @@ impl Default for MmdReaderOptions {
             solver: ChainSolver::Ccd,
             unit_scale: Vec3::ONE,
             authored_takeover: true,
-            evaluation_order: false,
+            order: MmdOrder::Spec,
             fixed_axis_constraints: true,
-            bone_by_bone: false,
         }
     }
 }
@@ -101,51 +112,37 @@ impl MmdReaderOptions {
     /// The options under which the generic `SkeletonInstance` evaluates a model as MMD
     /// runtimes do (babylon-mmd to 2e-4 units on motions, 1e-5 on static IK poses): MMD's CCD,
     /// MMD units, IK links turned from their animated rotation (no authored takeover) and
-    /// MMD's evaluation order for children listed before their parents, fixed axes left to the
-    /// input (see [`Self::fixed_axis_constraints`]).
+    /// MMD's evaluation order in stages ([`MmdOrder::Staged`]), fixed axes left to the input
+    /// (see [`Self::fixed_axis_constraints`]).
     #[must_use]
     pub fn mmd_runtime() -> Self {
         Self {
             authored_takeover: false,
-            evaluation_order: true,
+            order: MmdOrder::Staged,
             fixed_axis_constraints: false,
             ..Self::default()
         }
     }
 
-    /// [`Self::mmd_runtime`] evaluated bone by bone ([`Self::bone_by_bone`]): exact for
+    /// [`Self::mmd_runtime`] evaluated bone by bone ([`MmdOrder::BoneByBone`]): exact for
     /// models with [`GenericGap`](crate::GenericGap)s too.
     #[must_use]
     pub fn mmd_bone_by_bone() -> Self {
         Self {
-            bone_by_bone: true,
+            order: MmdOrder::BoneByBone,
             ..Self::mmd_runtime()
         }
     }
 
-    /// How append is read under these options.
-    pub(crate) fn append_rules(&self) -> AppendRules {
-        if self.bone_by_bone {
-            AppendRules::BoneByBone
-        } else if self.evaluation_order {
-            AppendRules::MmdStaged
-        } else {
-            AppendRules::Spec
+    /// The skeleton these options read `model` onto: [`MmdModel::evaluation_skeleton`] for
+    /// [`MmdOrder::Staged`], the model's own otherwise.
+    #[must_use]
+    pub fn skeleton(&self, model: &MmdModel) -> Arc<Skeleton> {
+        match self.order {
+            MmdOrder::Staged => model.evaluation_skeleton(),
+            MmdOrder::Spec | MmdOrder::BoneByBone => Arc::clone(&model.skeleton),
         }
     }
-}
-
-/// How MMD append becomes inheritance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AppendRules {
-    /// The specification's reader: a local append reads the source's world pose when the
-    /// source's ancestry can be composed (above the bound: non-local).
-    Spec,
-    /// MMD's order evaluated in stages: also a source evaluated later passes on what MMD reads
-    /// of it (nothing from a self-appending one; a local append from it is read non-local).
-    MmdStaged,
-    /// MMD's order bone by bone: every append read as it stands at the bone's turn.
-    BoneByBone,
 }
 
 /// What was left out while reading, one line each.
@@ -185,7 +182,7 @@ pub fn read_ik(
         let Some(ik) = &b.ik else { continue };
         // Bone by bone, an IK of zero iterations turns nothing but MMD still evaluates its
         // bones at its turn: read as a chain whose links may not turn.
-        let idle = ik.iterations == 0 && options.bone_by_bone;
+        let idle = ik.iterations == 0 && options.order == MmdOrder::BoneByBone;
         if ik.iterations == 0 && !idle {
             report.notes.push(format!(
                 "IK \"{}\": non-positive iteration count; left out",
@@ -354,7 +351,7 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
-    read_constraints(model, builder, true, true, AppendRules::Spec, report)
+    read_constraints(model, builder, true, true, MmdOrder::Spec, report)
 }
 
 /// Converts append (with `append`) and fixed axes (with `fixed_axes`) into pose constraints.
@@ -363,14 +360,14 @@ pub(crate) fn read_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     append: bool,
     fixed_axes: bool,
-    rules: AppendRules,
+    order: MmdOrder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
     let rank = &model.eval_rank;
-    let mmd_order = rules == AppendRules::MmdStaged;
-    let in_world = match rules {
-        AppendRules::BoneByBone => (model.bones.iter())
+    let mmd_order = order == MmdOrder::Staged;
+    let in_world = match order {
+        MmdOrder::BoneByBone => (model.bones.iter())
             .map(|b| b.append.is_some_and(|a| a.local))
             .collect(),
         _ => local_appends_in_world(model, &s, mmd_order),
@@ -526,21 +523,51 @@ impl MmdSkeletonDynamicsReader {
         builder: &mut SkeletonDynamicsBuilder,
     ) -> Result<ReadReport, DynamicsError> {
         let mut report = ReadReport::default();
-        read_ik(model, builder, &self.options, &mut report)?;
-        read_constraints(
-            model,
-            builder,
-            true,
-            self.options.fixed_axis_constraints,
-            self.options.append_rules(),
-            &mut report,
-        )?;
-        read_physics(model, builder, &self.options, &mut report)?;
-        if self.options.bone_by_bone {
-            builder.evaluation_order(mmd_evaluation_order(model, builder.skeleton()));
-        }
+        let parts = ReadParts {
+            ik: true,
+            append: true,
+            physics: true,
+        };
+        read_parts(model, builder, &self.options, parts, &mut report)?;
         Ok(report)
     }
+}
+
+/// Which parts of a model [`read_parts`] reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReadParts {
+    pub ik: bool,
+    pub append: bool,
+    pub physics: bool,
+}
+
+/// Reads the IK chains (`parts.ik`), append (`parts.append`) and fixed axes, the physics table
+/// (`parts.physics`) and, for [`MmdOrder::BoneByBone`], MMD's evaluation order.
+pub(crate) fn read_parts(
+    model: &MmdModel,
+    builder: &mut SkeletonDynamicsBuilder,
+    options: &MmdReaderOptions,
+    parts: ReadParts,
+    report: &mut ReadReport,
+) -> Result<(), DynamicsError> {
+    if parts.ik {
+        read_ik(model, builder, options, report)?;
+    }
+    read_constraints(
+        model,
+        builder,
+        parts.append,
+        options.fixed_axis_constraints,
+        options.order,
+        report,
+    )?;
+    if parts.physics {
+        read_physics(model, builder, options, report)?;
+    }
+    if options.order == MmdOrder::BoneByBone {
+        builder.evaluation_order(mmd_evaluation_order(model, builder.skeleton()));
+    }
+    Ok(())
 }
 
 impl SkeletonDynamicsReader<MmdModel> for MmdSkeletonDynamicsReader {
@@ -578,19 +605,15 @@ impl MmdModel {
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract.
     ///
-    /// With [`MmdReaderOptions::evaluation_order`] the model's skeleton is
-    /// [`Self::evaluation_skeleton`], which differs from [`Self::skeleton`] for files that list a
-    /// child before its parent in MMD's evaluation order: map file indices through the returned
-    /// model's skeleton.
+    /// The model's skeleton is [`MmdReaderOptions::skeleton`]: with [`MmdOrder::Staged`],
+    /// [`Self::evaluation_skeleton`], which differs from [`Self::skeleton`] for files that list
+    /// a child before its parent in MMD's evaluation order: map file indices through the
+    /// returned model's skeleton.
     pub fn to_sinew_model(
         &self,
         options: MmdReaderOptions,
     ) -> Result<(sinew::Model, ReadReport), DynamicsError> {
-        let skeleton = if options.evaluation_order && !options.bone_by_bone {
-            self.evaluation_skeleton()
-        } else {
-            Arc::clone(&self.skeleton)
-        };
+        let skeleton = options.skeleton(self);
         let mut model = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = SkeletonDynamicsBuilder::new(&skeleton);
         let report = MmdSkeletonDynamicsReader { options }.read_with_report(self, &mut builder)?;

@@ -29,9 +29,7 @@ use glam::{Affine3A, Vec3};
 use sinew::dynamics::DynamicsError;
 use sinew::{Skeleton, SkeletonInstance, Transform};
 
-use crate::dynamics_reader::{
-    mmd_evaluation_order, read_constraints, read_ik, MmdReaderOptions, ReadReport,
-};
+use crate::dynamics_reader::{read_parts, MmdReaderOptions, ReadParts, ReadReport};
 use crate::{EvalOptions, MmdInstance, MmdModel};
 
 /// The generic definitions of one model for one mode, shared by every
@@ -61,28 +59,16 @@ impl GenericDefinitions {
         } else {
             MmdReaderOptions::mmd_runtime()
         };
-        let skeleton = if bone_by_bone {
-            Arc::clone(model.skeleton())
-        } else {
-            model.evaluation_skeleton()
-        };
+        let skeleton = reader.skeleton(model);
         let mut generic = sinew::Model::new(Arc::clone(&skeleton));
         let mut builder = sinew::dynamics::SkeletonDynamicsBuilder::empty(&skeleton);
         let mut report = ReadReport::default();
-        if options.ik {
-            read_ik(model, &mut builder, &reader, &mut report)?;
-        }
-        read_constraints(
-            model,
-            &mut builder,
-            options.append,
-            reader.fixed_axis_constraints,
-            reader.append_rules(),
-            &mut report,
-        )?;
-        if bone_by_bone {
-            builder.evaluation_order(mmd_evaluation_order(model, &skeleton));
-        }
+        let parts = ReadParts {
+            ik: options.ik,
+            append: options.append,
+            physics: false,
+        };
+        read_parts(model, &mut builder, &reader, parts, &mut report)?;
         let dynamics = builder.attach(&mut generic)?;
         let ids = (0..model.bones().len())
             .map(|i| {
@@ -114,8 +100,6 @@ pub struct MmdSkeletonInstance {
     world: Vec<Affine3A>,
     /// What the definitions were read for.
     options: EvalOptions,
-    /// The definitions carry MMD's evaluation order.
-    bone_by_bone: bool,
 }
 
 impl MmdSkeletonInstance {
@@ -134,7 +118,7 @@ impl MmdSkeletonInstance {
     }
 
     /// [`Self::new`] with the evaluation chosen: `bone_by_bone` (MMD's order, exact for every
-    /// model) or staged (exact for models without [`GenericGap`](crate::GenericGap)(crate::GenericGap)s, faster).
+    /// model) or staged (exact for models without [`GenericGap`](crate::GenericGap)s, faster).
     ///
     /// # Errors
     /// As [`Self::new`].
@@ -145,13 +129,7 @@ impl MmdSkeletonInstance {
     ) -> Result<Self, DynamicsError> {
         let definitions = model.generic_definitions(options, bone_by_bone).clone()?;
         let n = model.bones().len();
-        Ok(Self::from_definitions(
-            model,
-            definitions,
-            options,
-            bone_by_bone,
-            n,
-        ))
+        Ok(Self::from_definitions(model, definitions, options, n))
     }
 
     /// An instance for an [`MmdInstance`] to evaluate through: no world buffer of its own;
@@ -171,7 +149,6 @@ impl MmdSkeletonInstance {
             Arc::clone(model),
             definitions,
             options,
-            bone_by_bone,
             0,
         ))
     }
@@ -180,7 +157,6 @@ impl MmdSkeletonInstance {
         model: Arc<MmdModel>,
         definitions: Arc<GenericDefinitions>,
         options: EvalOptions,
-        bone_by_bone: bool,
         world: usize,
     ) -> Self {
         Self {
@@ -188,7 +164,6 @@ impl MmdSkeletonInstance {
             world: vec![Affine3A::IDENTITY; world],
             definitions,
             options,
-            bone_by_bone,
             model,
         }
     }
@@ -197,7 +172,11 @@ impl MmdSkeletonInstance {
     /// staged evaluation.
     #[must_use]
     pub fn is_bone_by_bone(&self) -> bool {
-        self.bone_by_bone
+        self.definitions
+            .model
+            .dynamics()
+            .evaluation_order()
+            .is_some()
     }
 
     /// Evaluates one whole frame (no physics step) from `animated`'s input (translations and
@@ -275,7 +254,7 @@ impl MmdSkeletonInstance {
 
     /// [`Self::evaluate_after_physics`] on `world` (file order, as the step left it).
     pub(crate) fn after_physics_into(&mut self, world: &mut [Affine3A]) {
-        if !self.bone_by_bone {
+        if !self.is_bone_by_bone() {
             return;
         }
         // The step's world matrices as they are (MMD's append then reads the animated pose of
@@ -366,7 +345,7 @@ impl MmdModel {
         options: EvalOptions,
         bone_by_bone: bool,
     ) -> &Result<Arc<GenericDefinitions>, DynamicsError> {
-        self.generic_definitions[options.slot() + 4 * usize::from(bone_by_bone)]
+        self.generic_definitions[options.slot(bone_by_bone)]
             .get_or_init(|| GenericDefinitions::read(self, options, bone_by_bone).map(Arc::new))
     }
 }

@@ -71,7 +71,7 @@ pub mod validate;
 pub use format::{pmd, pmx, vmd};
 use format::{reader, text, writer};
 
-pub use dynamics_reader::{MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
+pub use dynamics_reader::{MmdOrder, MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
 pub use error::{Format, ParseError, ParseErrorKind};
 pub use generic::MmdSkeletonInstance;
 pub use mesh::{BoneMorph, MmdMorph};

@@ -47,9 +47,10 @@ pub struct EvalOptions {
 }
 
 impl EvalOptions {
-    /// `0..4`, one per combination (what per-mode caches index by).
-    pub(crate) const fn slot(self) -> usize {
-        (self.append as usize) | (self.ik as usize) << 1
+    /// `0..8`, one per combination with the evaluation (staged, `bone_by_bone`): what the
+    /// per-mode caches index by.
+    pub(crate) const fn slot(self, bone_by_bone: bool) -> usize {
+        (self.append as usize) | (self.ik as usize) << 1 | (bone_by_bone as usize) << 2
     }
 
     /// The conformance oracle's mode names: `fk` (animation only), `grant` (+ append), `ik`
@@ -147,7 +148,8 @@ impl MmdInstance {
     /// with [`GenericGap`](crate::GenericGap)s) rather than in stages.
     #[must_use]
     pub fn is_bone_by_bone(&self) -> bool {
-        self.last.is_some_and(|slot| slot >= 4)
+        (self.last.and_then(|slot| self.generic.0[slot].as_ref()))
+            .is_some_and(|g| g.is_bone_by_bone())
     }
 
     /// Bytes this instance holds on the heap in its own buffers (animated input, morphs,
@@ -308,7 +310,8 @@ impl MmdInstance {
     /// legs, two hair strands), next to each other in the evaluation order, are solved in
     /// lockstep: each chain's CCD is a chain of dependent operations, and two at once keep the
     /// core busier. On by default; the results are bit-identical either way (off is for
-    /// comparison). Bone by bone, chains are solved one at a time.
+    /// comparison). Bone by bone, a pair is solved so when the second chain's IK bone comes
+    /// right after the first's in MMD's order.
     pub fn set_lockstep(&mut self, on: bool) {
         self.lockstep = on;
     }
@@ -327,7 +330,7 @@ impl MmdInstance {
 
     fn evaluate_pass(&mut self, options: EvalOptions, before_physics: bool) {
         let bone_by_bone = self.bone_by_bone || !self.model.evaluates_in_stages();
-        let slot = options.slot() + 4 * usize::from(bone_by_bone);
+        let slot = options.slot(bone_by_bone);
         let generic = (self.generic.0[slot].take()).or_else(|| {
             MmdSkeletonInstance::without_world(&self.model, options, bone_by_bone).map(Box::new)
         });

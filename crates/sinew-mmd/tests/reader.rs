@@ -10,7 +10,7 @@ use sinew::dynamics::{BodyMode, ChainSolver, TargetMode};
 use sinew::ik::IkJoint;
 use sinew::SkeletonInstance;
 use sinew_mmd::pmx::{PmxAppend, PmxBoneFlags, PmxBoneTail, PmxEncoding, PmxIk, PmxIkLink};
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdReaderOptions, Pmx};
+use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdOrder, MmdReaderOptions, Pmx};
 
 fn leg_pmx() -> Pmx {
     let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 2);
@@ -342,7 +342,7 @@ fn builders_add_to_what_the_reader_mounted() {
     assert!(!before.physics().bodies().is_empty());
 }
 
-/// `MmdReaderOptions::evaluation_order`: a child listed before its parent hangs from the
+/// `MmdOrder::Staged`: a child listed before its parent hangs from the
 /// origin in the evaluation skeleton (as MMD evaluates it), keeps its offset as rest and its
 /// file position as bind; a well-formed model keeps its own skeleton.
 #[test]
@@ -391,7 +391,7 @@ fn evaluation_skeleton_follows_mmd_order() {
 }
 
 /// The specification's reader defaults (authored takeover, fixed axes as constraints) with
-/// MMD's evaluation order carried in the definitions ([`MmdReaderOptions::bone_by_bone`]):
+/// MMD's evaluation order carried in the definitions (`MmdOrder::BoneByBone`):
 /// miku_v2 (no `GenericGap`) in a static pose with both legs' IK moved evaluates as the staged
 /// definitions do.
 #[test]
@@ -402,7 +402,7 @@ fn bone_by_bone_definitions_agree_with_staged_on_miku() {
     let m = MmdModel::from_bytes(&bytes).unwrap();
     let staged = m.to_sinew_model(MmdReaderOptions::default()).unwrap().0;
     let ordered = (m.to_sinew_model(MmdReaderOptions {
-        bone_by_bone: true,
+        order: MmdOrder::BoneByBone,
         ..MmdReaderOptions::default()
     }))
     .unwrap()

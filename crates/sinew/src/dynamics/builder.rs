@@ -265,7 +265,7 @@ impl SkeletonDynamicsBuilder {
                         reason: format!("diamond \"{}\" is not solved bone by bone", d.name()),
                     });
                 }
-                self.ordered_constraints(order)?
+                self.ordered_constraints(order)
             }
         };
         // 3. Joints.
@@ -394,18 +394,18 @@ impl SkeletonDynamicsBuilder {
                 chains_by_bone.entry(l.bone).or_default().push(i);
             }
         }
-        let constraint_by_bone = pose_constraints
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.bone(), i))
-            .collect();
+        let mut constraint_by_bone = vec![u32::MAX; len];
+        for (k, c) in pose_constraints.iter().enumerate() {
+            // At most one constraint per bone, fewer than `BoneId::MAX_BONES`.
+            constraint_by_bone[c.bone().index()] = k as u32;
+        }
         let sources: Vec<(BoneId, BoneId)> = pose_constraints
             .iter()
             .filter_map(|c| c.inheritance().map(|i| (c.bone(), i.source())))
             .collect();
         let chain_paths = chain_paths(&self.chains, s, &diamond_of_chain, &sources);
         let order = (self.order.clone())
-            .map(|o| o.with_tables(len, &self.chains, &chain_paths, &pose_constraints));
+            .map(|o| o.with_tables(len, &self.chains, &chain_paths, &constraint_by_bone));
         Ok(Arc::new(SkeletonDynamics {
             physics: self.physics.clone(),
             chains: self.chains.clone(),
@@ -414,7 +414,7 @@ impl SkeletonDynamicsBuilder {
             pose_constraints,
             chains_by_name,
             chains_by_bone,
-            constraint_by_bone,
+            constraint_by_bone: constraint_by_bone.into(),
             diamond_of_chain,
             diamond_chains,
             order,
@@ -460,26 +460,16 @@ impl SkeletonDynamicsBuilder {
         Ok(d)
     }
 
-    /// Pose constraints sorted by `order` (one per bone, none inheriting from itself).
-    fn ordered_constraints(
-        &self,
-        order: &EvaluationOrder,
-    ) -> Result<Vec<BonePoseConstraint>, DynamicsError> {
-        let s = &*self.skeleton;
-        let mut rank = vec![0usize; s.len()];
+    /// Pose constraints sorted by `order` (which defines what each one reads: no dependency
+    /// sort, no cycle check; a constraint never inherits from its own bone by construction).
+    fn ordered_constraints(&self, order: &EvaluationOrder) -> Vec<BonePoseConstraint> {
+        let mut rank = vec![0usize; self.skeleton.len()];
         for (k, b) in order.bones().iter().enumerate() {
             rank[b.index()] = k;
         }
         let mut out = self.pose.clone();
-        for c in &out {
-            if c.inheritance().is_some_and(|i| i.source() == c.bone()) {
-                return Err(DynamicsError::SelfInheritance {
-                    bone: s.name(c.bone()).to_owned(),
-                });
-            }
-        }
         out.sort_by_key(|c| rank[c.bone().index()]);
-        Ok(out)
+        out
     }
 
     /// Pose constraints sorted so every inheritance source comes before its target (Kahn's

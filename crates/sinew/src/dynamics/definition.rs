@@ -19,7 +19,8 @@ pub struct SkeletonDynamics {
     pub(crate) pose_constraints: Vec<BonePoseConstraint>,
     pub(crate) chains_by_name: HashMap<String, usize>,
     pub(crate) chains_by_bone: HashMap<BoneId, Vec<usize>>,
-    pub(crate) constraint_by_bone: HashMap<BoneId, usize>,
+    /// Per bone index: its constraint's index in `pose_constraints`, `u32::MAX` for none.
+    pub(crate) constraint_by_bone: Box<[u32]>,
     /// For each chain, the index of the diamond it belongs to.
     pub(crate) diamond_of_chain: Vec<Option<usize>>,
     /// For each diamond, its two chain indices.
@@ -72,9 +73,10 @@ impl SkeletonDynamics {
     /// The pose constraint on `bone`, if any.
     #[must_use]
     pub fn pose_constraint(&self, bone: BoneId) -> Option<&BonePoseConstraint> {
-        self.constraint_by_bone
-            .get(&bone)
-            .map(|&i| &self.pose_constraints[i])
+        match self.constraint_by_bone.get(bone.index()) {
+            Some(&i) if i != u32::MAX => Some(&self.pose_constraints[i as usize]),
+            _ => None,
+        }
     }
 
     /// A chain by name.

@@ -4,7 +4,7 @@
 use crate::skeleton::Skeleton;
 use crate::BoneId;
 
-use super::{BonePoseConstraint, ChainPath, DynamicsError, IkChain};
+use super::{ChainPath, DynamicsError, IkChain};
 
 /// Every bone of a skeleton in the order an instance evaluates them, split into the bones
 /// evaluated before a physics step and those evaluated after it.
@@ -40,8 +40,6 @@ pub struct EvaluationOrder {
     physics_split: usize,
     /// Per bone: the chains it controls, in definition order (derived by the builder).
     controlled: Box<[Box<[usize]>]>,
-    /// Per bone: the index of its pose constraint, `u32::MAX` for none (derived).
-    constraint: Box<[u32]>,
     /// Per chain: its path holds no constrained bone, so its iterations may run on the path
     /// as rotation + position poses (derived).
     plain: Box<[bool]>,
@@ -66,7 +64,6 @@ impl EvaluationOrder {
                 .collect(),
             physics_split: before_physics.len(),
             controlled: Box::default(),
-            constraint: Box::default(),
             plain: Box::default(),
             partner: Box::default(),
         }
@@ -102,20 +99,10 @@ impl EvaluationOrder {
         self.controlled.get(bone.index()).map_or(&[], |c| &**c)
     }
 
-    /// The index of bone `bone`'s pose constraint in
-    /// [`SkeletonDynamics::pose_constraints`](super::SkeletonDynamics::pose_constraints).
-    pub(crate) fn constraint_of(&self, bone: BoneId) -> Option<usize> {
-        match self.constraint.get(bone.index()) {
-            Some(&c) if c != u32::MAX => Some(c as usize),
-            _ => None,
-        }
-    }
-
     /// The chain solved beside chain `chain` at its controller's turn, if any: its lockstep
     /// partner (same shape, disjoint footprints: [`ChainPath`]'s), both paths free of
     /// constrained bones, the partner's controller next in the order (same side of the physics
-    /// split), each controller
-    /// controlling that one chain and neither effector controlling any.
+    /// split), each controller controlling that one chain and neither effector controlling any.
     #[must_use]
     pub fn lockstep_partner(&self, chain: usize) -> Option<usize> {
         match self.partner.get(chain) {
@@ -135,25 +122,20 @@ impl EvaluationOrder {
         bones: usize,
         chains: &[IkChain],
         paths: &[Option<ChainPath>],
-        constraints: &[BonePoseConstraint],
+        constraint_by_bone: &[u32],
     ) -> Self {
         let mut controlled = vec![Vec::new(); bones];
         for (ci, c) in chains.iter().enumerate() {
             controlled[c.controller().index()].push(ci);
         }
         self.controlled = controlled.into_iter().map(Vec::into_boxed_slice).collect();
-        let mut constraint = vec![u32::MAX; bones];
-        for (k, c) in constraints.iter().enumerate() {
-            // At most `BoneId::MAX_BONES` constraints (one per bone).
-            constraint[c.bone().index()] = k as u32;
-        }
         self.plain = (paths.iter())
             .map(|p| {
-                p.as_ref()
-                    .is_some_and(|p| (p.bones.iter()).all(|b| constraint[b.index()] == u32::MAX))
+                p.as_ref().is_some_and(|p| {
+                    (p.bones.iter()).all(|b| constraint_by_bone[b.index()] == u32::MAX)
+                })
             })
             .collect();
-        self.constraint = constraint.into();
         let mut rank = vec![0usize; bones];
         for (k, b) in self.bones.iter().enumerate() {
             rank[b.index()] = k;

@@ -97,7 +97,7 @@ impl IkDriver {
 
     /// The tolerance chain `chain` is solved with.
     pub(crate) fn tolerance_of(&self, chain: &IkChain) -> f32 {
-        self.tolerance.unwrap_or(chain.tolerance())
+        tolerance_of(self.tolerance, chain)
     }
 
     /// Results of the last solve, one slot per chain in definition order; `None` for chains
@@ -318,4 +318,9 @@ impl IkDriver {
             iterations,
         })
     }
+}
+
+/// The tolerance `chain` is solved with under a driver-wide `replacement`, if any.
+fn tolerance_of(replacement: Option<f32>, chain: &IkChain) -> f32 {
+    replacement.unwrap_or(chain.tolerance())
 }

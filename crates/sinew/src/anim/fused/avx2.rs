@@ -17,8 +17,9 @@ fn store(dst: &mut [f32; 8], v: __m256) {
 }
 
 /// Every fused record for segment `p` of the shared key times, eight bones at a time, for
-/// clips whose fused tracks are all linear, absolute and without cubic terms. Same values
-/// as `refill_one` (`c0 = v0`, `c1 = v1 − v0`, rotations sign-aligned by their dot product).
+/// clips whose fused tracks are all linear, absolute and without cubic terms: each channel
+/// refilled by [`refill_linear_channel`]. Same values as `refill_one` (`c0 = v0`,
+/// `c1 = v1 − v0`, rotations sign-aligned by their dot product).
 ///
 /// # Safety
 /// AVX2 must be available.
@@ -28,62 +29,18 @@ pub(super) unsafe fn refill_linear(
     binding: &ClipBinding,
     cache: &mut FusedCache,
     p: usize,
-    (start, k): (f32, f32),
+    segment: (f32, f32),
 ) {
-    let tracks = &binding.fused.poly_tracks;
-    let n = tracks.len();
-    let (startv, kv) = (_mm256_set1_ps(start), _mm256_set1_ps(k));
-    let sign = _mm256_set1_ps(-0.0);
-    let zero = _mm256_setzero_ps();
-    for (b, block) in cache.blocks.iter_mut().enumerate() {
-        let bt: [&BoneTrack; 8] =
-            core::array::from_fn(|l| &bones[tracks[(b * 8 + l).min(n - 1)] as usize]);
-        let mut t = [[_mm_setzero_ps(); 8]; 2];
-        let mut q = [[_mm_setzero_ps(); 8]; 2];
-        let mut s = [[_mm_setzero_ps(); 8]; 2];
-        for (l, bt) in bt.iter().enumerate() {
-            let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
-                continue;
-            };
-            // Each channel clamps to its own keys (a one-key channel is constant).
-            let at = |len: usize| (p.saturating_sub(1).min(len - 1), p.min(len - 1));
-            let (ia, ib) = at(tt.values.len());
-            t[0][l] = load3(&tt.values[ia]);
-            t[1][l] = load3(&tt.values[ib]);
-            let (ia, ib) = at(rt.values.len());
-            q[0][l] = load4(&rt.values[ia]);
-            q[1][l] = load4(&rt.values[ib]);
-            let (ia, ib) = at(st.values.len());
-            s[0][l] = load3(&st.values[ia]);
-            s[1][l] = load3(&st.values[ib]);
-        }
-        let (t0, t1) = (rows(t[0]), rows(t[1]));
-        let (q0, q1) = (rows(q[0]), rows(q[1]));
-        let (s0, s1) = (rows(s[0]), rows(s[1]));
-        let sub = _mm256_sub_ps;
-        let flip = _mm256_and_ps(_mm256_cmp_ps::<_CMP_LT_OQ>(dot4(&q0, &q1), zero), sign);
-        for c in 0..3 {
-            store(&mut block.start[c], startv);
-            store(&mut block.k[c], kv);
-        }
-        let c = &mut block.c;
-        for i in 0..3 {
-            store(&mut c[T0 + i], t0[i]);
-            store(&mut c[T1 + i], sub(t1[i], t0[i]));
-            store(&mut c[S0 + i], s0[i]);
-            store(&mut c[S1 + i], sub(s1[i], s0[i]));
-        }
-        for i in 0..4 {
-            store(&mut c[R0 + i], q0[i]);
-            store(&mut c[R1 + i], sub(_mm256_xor_ps(q1[i], flip), q0[i]));
-        }
+    for c in 0..3 {
+        // SAFETY: AVX2 is available (this function's contract).
+        unsafe { refill_linear_channel(bones, binding, cache, c, p, segment) };
     }
 }
 
 /// Channel `c` (0 translation, 1 rotation, 2 scale) of every fused record for segment `p` of
 /// that channel's key times, shared by every fused bone (a one-key channel is constant), eight
 /// bones at a time, for linear absolute clips without cubic terms. Same values as
-/// `refill_mixed` gives that channel (tested).
+/// `refill_mixed` and `refill_one` give that channel (tested).
 ///
 /// # Safety
 /// AVX2 must be available.

@@ -33,7 +33,8 @@ impl IkDriver {
         let Some(first) = paths[0] else {
             return false;
         };
-        let tolerance_override = self.tolerance;
+        // Read before the lanes borrow the scratch.
+        let replacement = self.tolerance;
         let mut lanes = self.path.lanes::<N>(first.bones.len(), &first.link_entry);
         // Every lane's path must hang from a rigid base and hold rigid, finite locals; they are
         // loaded as they are checked (a lane left idle ignores what it holds).
@@ -80,7 +81,7 @@ impl IkDriver {
             }
             targets[l] = target;
             let effector = pose.absolute(chain.effector()).translation;
-            let tolerance = tolerance_override.unwrap_or(chain.tolerance());
+            let tolerance = super::tolerance_of(replacement, chain);
             let distance_sq = Vec3A::from(target).distance_squared(effector);
             if distance_sq < tolerance * tolerance {
                 outcome[l] = Some(Ok(SolveResult {
@@ -93,7 +94,7 @@ impl IkDriver {
             state[l] = Lane::new(Vec3A::from(target), effector);
         }
         lanes.compose();
-        let tolerance = tolerance_override.unwrap_or(chain0.tolerance());
+        let tolerance = super::tolerance_of(replacement, chain0);
         solve_lanes(
             &mut lanes,
             &first.plans,
@@ -122,7 +123,7 @@ impl IkDriver {
                     .length() as f32;
                 outcome[l] = Some(Ok(SolveResult {
                     residual,
-                    satisfied: residual <= tolerance_override.unwrap_or(chain.tolerance()),
+                    satisfied: residual <= super::tolerance_of(replacement, chain),
                     iterations: state[l].sweeps,
                 }));
             }

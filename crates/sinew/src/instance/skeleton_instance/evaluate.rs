@@ -11,7 +11,7 @@ use crate::dynamics::{IkChain, SkeletonDynamics, TargetMode};
 use crate::ik::{ChainJoint, FabrikLink, SolveResult};
 use crate::instance::constraints::{apply_pose_constraints, reapply_after_stage};
 use crate::instance::{IkDriver, PoseAccess};
-use crate::{BoneId, Transform};
+use crate::{BoneId, Skeleton, Transform};
 
 impl SkeletonInstance {
     // ----- evaluation -----
@@ -26,9 +26,7 @@ impl SkeletonInstance {
         let dynamics = Arc::clone(self.model.dynamics());
         let skeleton = Arc::clone(self.model.skeleton());
         if let Some(order) = dynamics.evaluation_order() {
-            self.begin_ordered(&dynamics, &skeleton);
-            self.evaluate_ordered(&dynamics, &skeleton, order.bones());
-            self.finish_ordered(&dynamics);
+            self.ordered_frame(&dynamics, &skeleton, order.bones());
             return;
         }
         let locals = self.state.locals_mut();
@@ -160,13 +158,19 @@ impl SkeletonInstance {
             return;
         };
         let skeleton = Arc::clone(self.model.skeleton());
-        self.begin_ordered(&dynamics, &skeleton);
-        self.evaluate_ordered(&dynamics, &skeleton, order.before_physics());
-        self.finish_ordered(&dynamics);
+        self.ordered_frame(&dynamics, &skeleton, order.before_physics());
     }
 
-    /// After an ordered pass: goals on chains, the instance clean.
-    fn finish_ordered(&mut self, dynamics: &SkeletonDynamics) {
+    /// A bone-by-bone frame over `bones` (every bone, or those before physics), then goals on
+    /// chains; the instance is clean after.
+    fn ordered_frame(
+        &mut self,
+        dynamics: &SkeletonDynamics,
+        skeleton: &Skeleton,
+        bones: &[BoneId],
+    ) {
+        self.begin_ordered(dynamics, skeleton);
+        self.evaluate_ordered(dynamics, skeleton, bones);
         if !self.goals.slots.is_empty() {
             self.solve_goals(dynamics);
         }

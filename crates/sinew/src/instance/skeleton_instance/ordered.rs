@@ -133,8 +133,7 @@ impl SkeletonInstance {
             None => self.input[b],
         };
         let order = dynamics.evaluation_order().expect("an ordered evaluation");
-        if let Some(k) = order.constraint_of(bone) {
-            let c = &dynamics.pose_constraints()[k];
+        if let Some(c) = dynamics.pose_constraint(bone) {
             let world = self.state.world().expect("an ordered frame has begun");
             local =
                 constrained_local_reading(c, skeleton, local, self.state.locals(), |s| world[s]);
