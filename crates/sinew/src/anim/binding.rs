@@ -292,14 +292,7 @@ fn all_linear(clip: &Clip, fused: &ChannelBinding) -> bool {
 /// times differ between bones.
 fn channel_times(clip: &Clip, fused: &ChannelBinding) -> Option<[u32; 3]> {
     let tracks = clip.bone_tracks();
-    let times = |i: u32, c: usize| -> Option<&[f32]> {
-        let bt = &tracks[i as usize];
-        match c {
-            0 => bt.translation.as_ref().map(|t| &t.times[..]),
-            1 => bt.rotation.as_ref().map(|t| &t.times[..]),
-            _ => bt.scale.as_ref().map(|t| &t.times[..]),
-        }
-    };
+    let times = |i: u32, c: usize| tracks[i as usize].channel_times(c);
     let mut refs = [u32::MAX; 3];
     for (c, r) in refs.iter_mut().enumerate() {
         for &i in &fused.poly_tracks {

@@ -66,14 +66,18 @@ impl BoneTrack {
     /// The key times that drive the bone's fused sampling: the longest of its channels' (a
     /// channel with one key is constant, so it follows any key times).
     pub(crate) fn key_times(&self) -> Option<&[f32]> {
-        [
-            self.translation.as_ref().map(|t| t.times.as_slice()),
-            self.rotation.as_ref().map(|t| t.times.as_slice()),
-            self.scale.as_ref().map(|t| t.times.as_slice()),
-        ]
-        .into_iter()
-        .flatten()
-        .max_by_key(|t| t.len())
+        (0..3)
+            .filter_map(|c| self.channel_times(c))
+            .max_by_key(|t| t.len())
+    }
+
+    /// Channel `c`'s key times (0 translation, 1 rotation, 2 scale), if it has the channel.
+    pub(crate) fn channel_times(&self, c: usize) -> Option<&[f32]> {
+        match c {
+            0 => self.translation.as_ref().map(|t| t.times.as_slice()),
+            1 => self.rotation.as_ref().map(|t| t.times.as_slice()),
+            _ => self.scale.as_ref().map(|t| t.times.as_slice()),
+        }
     }
 
     /// A bone track without channels.

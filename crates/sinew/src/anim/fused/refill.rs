@@ -106,16 +106,6 @@ fn refill_mixed(
     range
 }
 
-/// Channel `c`'s (translation, rotation, scale) key times of bone track `bt`.
-#[cfg(target_arch = "x86_64")]
-fn channel_times(bt: &BoneTrack, c: usize) -> Option<&[f32]> {
-    match c {
-        0 => bt.translation.as_ref().map(|t| &t.times[..]),
-        1 => bt.rotation.as_ref().map(|t| &t.times[..]),
-        _ => bt.scale.as_ref().map(|t| &t.times[..]),
-    }
-}
-
 /// Writes fused bone `j`'s lane: its time origin and scale, and every channel's coefficients.
 #[inline]
 fn write_lane(
@@ -207,7 +197,7 @@ pub(in crate::anim) fn refill_fused(
             let (key, lo, hi) = cache.shared_channels[c];
             if !(lt >= lo && lt < hi) {
                 let times = (r != u32::MAX)
-                    .then(|| channel_times(&bones[r as usize], c))
+                    .then(|| bones[r as usize].channel_times(c))
                     .flatten();
                 let (p, range, seg) = match times {
                     Some(times) => {
