@@ -31,10 +31,17 @@ const SINEW = [
     id: 'frame/miku_v2 + wavefile_v2, sample + IK + append (full), advancing 1 frame', unit: 'µs/frame' },
   { workload: 'mmd-frame-physics', crate: 'sinew-physics', bench: 'physics', filter: 'mmd_frame_with_physics',
     id: 'mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz', unit: 'µs/frame' },
-  { workload: 'ccd-leg', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/mmd_leg',
-    id: 'ccd/mmd_leg_2_links_knee_limit_it40_random', unit: 'µs/solve' },
-  { workload: 'ccd10', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/10_links',
-    id: 'ccd/10_links_it10_random', unit: 'µs/solve' },
+  // The CCD cases one chain at a time (`solve_ccd`), and all 1,024 chains pushed into one
+  // `CcdBatch` and solved in SIMD lanes (the same bits per chain); a batch row's time is the
+  // criterion median of the whole batch ÷ `per`.
+  { workload: 'ccd-leg', label: 'one chain', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/mmd_leg',
+    id: 'ccd/mmd_leg_2_links_knee_limit_it40_random', quality: 'ccd/mmd_leg', unit: 'µs/solve' },
+  { workload: 'ccd-leg', label: 'CcdBatch of 1,024', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/mmd_leg',
+    id: 'ccd/mmd_leg_batch_of_1024_it40_random', quality: 'ccd/mmd_leg_batch', per: 1024, unit: 'µs/solve' },
+  { workload: 'ccd10', label: 'one chain', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/10_links',
+    id: 'ccd/10_links_it10_random', quality: 'ccd/10_links', unit: 'µs/solve' },
+  { workload: 'ccd10', label: 'CcdBatch of 1,024', crate: 'sinew-ik', bench: 'ik', filter: 'ccd/10_links',
+    id: 'ccd/10_links_batch_of_1024_it10_random', quality: 'ccd/10_links_batch', per: 1024, unit: 'µs/solve' },
 ];
 const timing = A.quick ? ['--warm-up-time', '1', '--measurement-time', '2'] : ['--warm-up-time', '2', '--measurement-time', '5'];
 
@@ -65,10 +72,10 @@ function criterionMedian(id) {
   throw new Error(`no criterion result for "${id}" under ${criterionDir}`);
 }
 
-/** The quality line the ik bench prints before timing a case ("…: within 1e-3 L 83.1%"). */
-function ikQuality(stderr, id) {
-  const key = id.startsWith('ccd/mmd_leg') ? 'ccd/mmd_leg' : 'ccd/10_links';
-  const m = stderr.split('\n').find((l) => l.startsWith(key));
+/** The quality line the ik bench prints before timing a case ("ccd/mmd_leg: within 1e-3 L 83.1%"). */
+function ikQuality(stderr, key) {
+  if (!key) return undefined;
+  const m = stderr.split('\n').find((l) => l.startsWith(key + ':'));
   const pct = m && m.match(/([0-9.]+)%/);
   return pct ? Number(pct[1]) / 100 : undefined;
 }
@@ -87,7 +94,7 @@ function sinewRound() {
     const r = run('cargo', ['bench', '-q', '-p', crate, '--bench', bench, '--', ...timing, filter],
       { cwd: A.repo, env: { ...process.env, SINEW_ASSETS: path.join(A.shared, 'assets') } });
     for (const s of list) {
-      out.push({ workload: s.workload, label: s.label ?? '', us: criterionMedian(s.id) / 1000, quality: ikQuality(r.stderr, s.id) });
+      out.push({ workload: s.workload, label: s.label ?? '', us: criterionMedian(s.id) / 1000 / (s.per ?? 1), quality: ikQuality(r.stderr, s.quality) });
     }
   }
   return out;

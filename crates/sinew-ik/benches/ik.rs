@@ -231,5 +231,63 @@ fn ccd(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, two_bone, aim, fabrik, fabrik_caliko, ccd);
+/// The CCD cases' chains solved together in one [`CcdBatch`] (SIMD lanes, the same bits per
+/// chain as `solve_ccd`): one iteration pushes and solves all `TARGETS`; per solve = time ÷
+/// `TARGETS`.
+fn ccd_batch(c: &mut Criterion) {
+    let (leg, effector, params, targets) = ccd_leg_case();
+    let (links, effector10, params10, targets10) = ccd10_case();
+    let cases = [
+        (
+            "ccd/mmd_leg_batch",
+            "ccd/mmd_leg_batch_of_1024_it40_random",
+            &leg[..],
+            effector,
+            params,
+            targets,
+            1e-3,
+        ),
+        (
+            "ccd/10_links_batch",
+            "ccd/10_links_batch_of_1024_it10_random",
+            &links[..],
+            effector10,
+            params10,
+            targets10,
+            1e-2,
+        ),
+    ];
+    for (key, name, chain, effector, params, targets, within) in cases {
+        let limits: Vec<_> = chain.iter().map(|l| l.limit).collect();
+        let mut batch = CcdBatch::new(&limits, params);
+        let run = |batch: &mut CcdBatch| {
+            batch.clear();
+            for &t in &targets {
+                batch.push(chain, effector, t).unwrap();
+            }
+            batch.solve();
+        };
+        run(&mut batch);
+        let ok = (0..TARGETS)
+            .filter(|&j| batch.result(j).residual <= within)
+            .count();
+        eprintln!("{key}: within 1e-3 L {:.1}%", percent(ok));
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                run(&mut batch);
+                black_box(batch.result(TARGETS - 1))
+            });
+        });
+    }
+}
+
+criterion_group!(
+    benches,
+    two_bone,
+    aim,
+    fabrik,
+    fabrik_caliko,
+    ccd,
+    ccd_batch
+);
 criterion_main!(benches);

@@ -7,12 +7,15 @@
 //! - [`solve_lanes`] over [`PathLanes`]: chains kept as rotation + position paths, one alone or
 //!   two of one shape side by side in lanes (MMD's legs), the form the MMD runtime uses;
 //! - [`solve_lanes`] over a runtime's own [`CcdBones`]: chains through bones with more rules
-//!   than their own rotation (MMD's append bones).
+//!   than their own rotation (MMD's append bones);
+//! - [`CcdBatch`]: many chains of one shape (a crowd's legs, one chain toward many targets)
+//!   stepped sixteen at a time in SIMD lanes, each chain with [`solve_ccd`]'s bits.
 //!
 //! The rules (babylon-mmd's) are on [`solve_lanes`]; per link they are prepared once into a
 //! [`LinkPlan`]. Files: `ccd/link.rs` (plans, `limit_angle`), `ccd/axis_limit.rs` (one-axis
 //! limits without trigonometry), `ccd/step.rs` (one link's step and limit), `ccd/lanes.rs`
-//! (the iterations), `ccd/path.rs` (plain paths).
+//! (the iterations), `ccd/path.rs` (plain paths), `ccd/wide.rs` (SIMD lanes as arrays),
+//! `ccd/wide_step.rs` (one link's step in those lanes), `ccd/batch.rs` ([`CcdBatch`]).
 
 use glam::{Quat, Vec3, Vec3A};
 
@@ -24,11 +27,15 @@ use crate::dispatch::avx2_dispatch;
 use crate::{IkError, RotationLimit, SolveResult};
 
 mod axis_limit;
+mod batch;
 mod lanes;
 mod link;
 mod path;
 mod step;
+mod wide;
+mod wide_step;
 
+pub use batch::CcdBatch;
 pub use lanes::{solve_lanes, CcdBones, Lane};
 pub use link::{limit_angle, LinkPlan};
 pub use path::{compose, PathLanes, PathScratch, Pose};
@@ -190,80 +197,32 @@ fn solve_ccd_body(
     corrections_local: &mut [Quat],
 ) -> Result<SolveResult, IkError> {
     let n = links.len();
-    if n == 0 {
-        return Err(IkError::EmptyChain { name: "links" });
-    }
-    check_len("corrections_local", n, corrections_local.len())?;
-    check_vec("target_model", 0, target_model)?;
-    check_vec("effector_model", 0, effector_model)?;
-    for (i, link) in links.iter().enumerate() {
-        check_vec("links.position", i, link.position)?;
-        check_quat("links.rotation", i, link.rotation)?;
-        check_quat("links.local_rotation", i, link.local_rotation)?;
-    }
-
+    let start = start(
+        links,
+        effector_model,
+        target_model,
+        params,
+        corrections_local.len(),
+    )?;
     corrections_local.fill(Quat::IDENTITY);
-    let initial = safe_length(effector_model - target_model);
-    if initial < params.tolerance {
-        return Ok(SolveResult {
-            residual: initial,
-            satisfied: true,
-            iterations: 0,
-        });
-    }
-
-    // A target beyond `FAR` from the base is solved for at `FAR` on the same line.
-    let to_target = target_model - links[0].position;
-    let solve_target = if to_target.abs().max_element() > FAR {
-        links[0].position + safe_direction(to_target, Vec3::Y) * FAR
-    } else {
-        target_model
+    let goal = match start {
+        Start::Done(result) => return Ok(result),
+        Start::Solve(goal) => goal,
     };
-
-    // The path: link 0, then per further link the rigid frame it hangs from and the link, then
-    // the effector. Link `ci` (from the effector) is link `n − 1 − ci` (from the base).
     let CcdScratch {
         path,
         link_entry,
         plans,
     } = scratch;
-    link_entry.clear();
-    link_entry.extend((0..n).map(|ci| 2 * (n - 1 - ci)));
-    plans.clear();
-    plans.extend((0..n).map(|ci| {
-        let limit = links[n - 1 - ci].limit.map(|l| (l.min(), l.max()));
-        LinkPlan::new(limit, params.unit_angle, ci)
-    }));
+    plan_chain(links, params, link_entry, plans);
     let mut lanes = path.lanes::<1>(2 * n, link_entry);
-    // Each link's model and local rotation normalised once: the base, the frames and the
-    // links' animated rotations read them.
-    let rotation = |i: usize| links[i].rotation.normalize();
-    let mut previous = rotation(0);
-    let local = links[0].local_rotation.normalize();
-    lanes.set_base(
-        0,
-        (
-            (previous * local.inverse()).normalize(),
-            Vec3A::from(links[0].position),
-        ),
-    );
-    for i in 0..n {
-        let local = links[i].local_rotation.normalize();
-        let current = rotation(i);
-        if i > 0 {
-            let inverse = previous.inverse();
-            let frame = (inverse * current * local.inverse()).normalize();
-            let offset = inverse * Vec3A::from(links[i].position - links[i - 1].position);
-            lanes.set_local(0, 2 * i - 1, (frame, offset));
-        }
-        lanes.set_local(0, 2 * i, (local, Vec3A::ZERO));
-        lanes.set_animated(0, n - 1 - i, local);
-        previous = current;
-    }
-    let tip = previous.inverse() * Vec3A::from(effector_model - links[n - 1].position);
-    lanes.set_local(0, 2 * n - 1, (Quat::IDENTITY, tip));
+    lay_out(links, effector_model, |pose| match pose {
+        PathPose::Base(p) => lanes.set_base(0, p),
+        PathPose::Local(k, p) => lanes.set_local(0, k, p),
+        PathPose::Animated(ci, q) => lanes.set_animated(0, ci, q),
+    });
     lanes.compose();
-    let mut lane = [Lane::new(Vec3A::from(solve_target), lanes.effector(0))];
+    let mut lane = [Lane::new(goal, lanes.effector(0))];
     let tolerance_sq = params.tolerance * params.tolerance;
     solve_lanes(
         &mut lanes,
@@ -275,13 +234,136 @@ fn solve_ccd_body(
     for (i, correction) in corrections_local.iter_mut().enumerate() {
         *correction = lanes.correction(0, n - 1 - i);
     }
+    Ok(finish(
+        links,
+        effector_model,
+        target_model,
+        params,
+        corrections_local,
+        lane[0].sweeps,
+    ))
+}
+
+/// How a chain's solve begins: already within the tolerance, or toward `goal`.
+enum Start {
+    Done(SolveResult),
+    Solve(Vec3A),
+}
+
+/// Validates one chain's input (`corrections` = the caller's output length) and decides
+/// how its solve begins: a chain already within the tolerance is left as is; a target beyond
+/// `FAR` from the base is solved for at `FAR` on the same line.
+fn start(
+    links: &[CcdLink],
+    effector_model: Vec3,
+    target_model: Vec3,
+    params: &CcdParams,
+    corrections: usize,
+) -> Result<Start, IkError> {
+    let n = links.len();
+    if n == 0 {
+        return Err(IkError::EmptyChain { name: "links" });
+    }
+    check_len("corrections_local", n, corrections)?;
+    check_vec("target_model", 0, target_model)?;
+    check_vec("effector_model", 0, effector_model)?;
+    for (i, link) in links.iter().enumerate() {
+        check_vec("links.position", i, link.position)?;
+        check_quat("links.rotation", i, link.rotation)?;
+        check_quat("links.local_rotation", i, link.local_rotation)?;
+    }
+    let initial = safe_length(effector_model - target_model);
+    if initial < params.tolerance {
+        return Ok(Start::Done(SolveResult {
+            residual: initial,
+            satisfied: true,
+            iterations: 0,
+        }));
+    }
+    let to_target = target_model - links[0].position;
+    let goal = if to_target.abs().max_element() > FAR {
+        links[0].position + safe_direction(to_target, Vec3::Y) * FAR
+    } else {
+        target_model
+    };
+    Ok(Start::Solve(Vec3A::from(goal)))
+}
+
+/// The chain's path shape and link plans: link `ci` (from the effector) is link `n − 1 − ci`
+/// (from the base), at path entry `2·(n − 1 − ci)`.
+fn plan_chain(
+    links: &[CcdLink],
+    params: &CcdParams,
+    link_entry: &mut Vec<usize>,
+    plans: &mut Vec<LinkPlan>,
+) {
+    let n = links.len();
+    link_entry.clear();
+    link_entry.extend((0..n).map(|ci| 2 * (n - 1 - ci)));
+    plans.clear();
+    plans.extend((0..n).map(|ci| {
+        let limit = links[n - 1 - ci].limit.map(|l| (l.min(), l.max()));
+        LinkPlan::new(limit, params.unit_angle, ci)
+    }));
+}
+
+/// One pose of a chain's path, as [`lay_out`] hands it out.
+enum PathPose {
+    /// The pose the path hangs from.
+    Base(Pose),
+    /// Entry `k`'s local pose.
+    Local(usize, Pose),
+    /// Link `ci`'s animated rotation.
+    Animated(usize, Quat),
+}
+
+/// The chain's path (`2·n` entries): link 0, then per further link the rigid frame it hangs
+/// from and the link, then the effector.
+fn lay_out(links: &[CcdLink], effector_model: Vec3, mut put: impl FnMut(PathPose)) {
+    let n = links.len();
+    // Each link's model and local rotation normalised once: the base, the frames and the
+    // links' animated rotations read them.
+    let rotation = |i: usize| links[i].rotation.normalize();
+    let mut previous = rotation(0);
+    let local = links[0].local_rotation.normalize();
+    put(PathPose::Base((
+        (previous * local.inverse()).normalize(),
+        Vec3A::from(links[0].position),
+    )));
+    for i in 0..n {
+        let local = links[i].local_rotation.normalize();
+        let current = rotation(i);
+        if i > 0 {
+            let inverse = previous.inverse();
+            let frame = (inverse * current * local.inverse()).normalize();
+            let offset = inverse * Vec3A::from(links[i].position - links[i - 1].position);
+            put(PathPose::Local(2 * i - 1, (frame, offset)));
+        }
+        put(PathPose::Local(2 * i, (local, Vec3A::ZERO)));
+        put(PathPose::Animated(n - 1 - i, local));
+        previous = current;
+    }
+    let tip = previous.inverse() * Vec3A::from(effector_model - links[n - 1].position);
+    put(PathPose::Local(2 * n - 1, (Quat::IDENTITY, tip)));
+}
+
+/// The result of a solve that ran `sweeps` sweeps and gave `corrections_local`: the residual
+/// to the real target.
+fn finish(
+    links: &[CcdLink],
+    effector_model: Vec3,
+    target_model: Vec3,
+    params: &CcdParams,
+    corrections_local: &[Quat],
+    sweeps: u32,
+) -> SolveResult {
     let residual =
         safe_length(target_model - effector_after(links, effector_model, corrections_local));
-    Ok(SolveResult {
+    SolveResult {
         residual,
         satisfied: residual <= params.tolerance,
-        iterations: lane[0].sweeps,
-    })
+        iterations: sweeps,
+    }
 }
 
 /// Distance from the base beyond which a target is pulled in along its line.

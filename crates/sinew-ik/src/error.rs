@@ -74,4 +74,12 @@ pub enum IkError {
         /// The slice's parameter name.
         name: &'static str,
     },
+    /// A chain added to a batch differs from the batch's shape (a link's limit).
+    #[error("`{name}` at index {index} differs from the batch's")]
+    ShapeMismatch {
+        /// What differs, e.g. `"links.limit"`.
+        name: &'static str,
+        /// The link's index.
+        index: usize,
+    },
 }

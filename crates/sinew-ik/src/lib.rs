@@ -36,7 +36,7 @@
 //! |---|---|---|
 //! | FABRIK with rotor / hinge joints and Euler boxes | [`solve_fabrik`] | Caliko 1.3.8 |
 //! | analytic two-bone limb | [`solve_two_bone`] | ozz `IKTwoBoneJob`, ik3d "How a limb reaches" |
-//! | CCD | [`solve_ccd`], [`ccd::solve_lanes`] | MMD (babylon-mmd 1.3.0, after saba) |
+//! | CCD | [`solve_ccd`], [`ccd::solve_lanes`], many chains at once: [`CcdBatch`] | MMD (babylon-mmd 1.3.0, after saba) |
 //! | aim / look-at | [`solve_aim`] | ozz `IKAimJob` |
 //! | many goals on shared chains | [`arbiter`] ([`DefaultArbiter`], [`StrictPriorityArbiter`]) | weighted pass / null-space staged solve |
 //!
@@ -88,7 +88,10 @@
 //! CCD exists once ([`ccd`]): [`solve_ccd`], the generic instance, the MMD runtime (one chain,
 //! chains through append bones, and two legs in lockstep lanes) and every bench run the same
 //! iterations, monomorphised over how the chain's bones are stored; its results are pinned by
-//! `tests/ccd_regression.rs` and proven against babylon-mmd through `sinew-mmd`.
+//! `tests/ccd_regression.rs` and proven against babylon-mmd through `sinew-mmd`. [`CcdBatch`]
+//! runs those iterations for many chains of one shape in SIMD lanes (structure of arrays,
+//! every branch computed and each lane's selected), giving each chain `solve_ccd`'s bits
+//! (`tests/ccd_batch.rs`) at a fraction of the time per chain.
 //!
 //! ## Benchmarks
 //!
@@ -117,7 +120,7 @@ pub use arbiter::{
     Arbiter, ArbiterChain, ArbiterScratch, ChainId, DefaultArbiter, Goal, GoalMode, GoalTarget,
     StrictPriorityArbiter,
 };
-pub use ccd::{solve_ccd, CcdLink, CcdParams, CcdScratch};
+pub use ccd::{solve_ccd, CcdBatch, CcdLink, CcdParams, CcdScratch};
 pub use chain::{
     apply_corrections, correction_from_delta, corrections_from_deltas, ChainJoint, SolveResult,
 };

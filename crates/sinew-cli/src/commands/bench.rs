@@ -15,7 +15,7 @@ use sinew::anim::{
     Untracked,
 };
 use sinew::ik::{
-    apply_corrections, solve_aim, solve_ccd, solve_fabrik, solve_two_bone, CcdScratch,
+    apply_corrections, solve_aim, solve_ccd, solve_fabrik, solve_two_bone, CcdBatch, CcdScratch,
     FabrikParams, FabrikScratch, TwoBoneParams,
 };
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
@@ -291,6 +291,24 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         ns: Some(ns),
         unit: "solve",
         note: "knee limit, 40 iterations (criterion ccd/mmd_leg_…)".into(),
+    });
+
+    let limits = [leg[0].limit, leg[1].limit];
+    let mut batch = CcdBatch::new(&limits, cp);
+    let ns = timer.measure(|| {
+        batch.clear();
+        for &t in &targets {
+            let _ = batch.push(&leg, effector, t);
+        }
+        batch.solve();
+        black_box(batch.result(0));
+    });
+    rows.push(Row {
+        name: "CCD, MMD leg, 1,024 in a CcdBatch",
+        ns: Some(ns / targets.len() as f64),
+        unit: "solve",
+        note: "SIMD lanes, same bits per chain (criterion ccd/mmd_leg_batch_of_1024_… ÷ 1,024)"
+            .into(),
     });
 
     // MMD frame.

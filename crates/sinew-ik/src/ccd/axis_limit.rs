@@ -10,6 +10,8 @@
 
 use std::f32::consts::PI;
 
+use super::wide::{Mask, Wide};
+
 /// A bound's angle as the quantities the limit needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Bound {
@@ -120,6 +122,54 @@ impl AxisLimit {
         } else {
             (c, s)
         }
+    }
+}
+
+/// [`AxisLimit::limit`] for `W` lanes at once: every case is computed and the lane's own
+/// chosen, with the same operations, so each lane gives the scalar bits.
+impl AxisLimit {
+    #[inline(always)]
+    pub(crate) fn limit_wide<const W: usize>(
+        &self,
+        a: Wide<W>,
+        b: Wide<W>,
+        reflect: Mask<W>,
+    ) -> (Wide<W>, Wide<W>) {
+        let zero = Wide::splat(0.0);
+        let one = Wide::splat(1.0);
+        let r = (a * a + b * b).sqrt();
+        let at_origin = r.eq(zero);
+        let t = b.ge(zero).select(
+            a / (r + b),
+            a.eq(zero)
+                .not()
+                .select((r - b) / a, Wide::splat(f32::INFINITY).copysign(a)),
+        );
+        let c = one / (one + t * t).sqrt();
+        let big = t.abs().gt(Wide::splat(1e18));
+        let (hc, hs) = (big.select(zero, c), big.select(one.copysign(t), t * c));
+        let t = at_origin.select(zero, t);
+        let (c, s) = (at_origin.select(one, hc), at_origin.select(zero, hs));
+        let reflected = |bound: &Bound| {
+            let (bc, bs) = bound.full;
+            (c * bc + s * bs, c * bs - s * bc)
+        };
+        let pick = |m: Mask<W>, (c1, s1): (Wide<W>, Wide<W>), (c2, s2): (Wide<W>, Wide<W>)| {
+            (m.select(c1, c2), m.select(s1, s2))
+        };
+        let splat = |(c, s): (f32, f32)| (Wide::splat(c), Wide::splat(s));
+        let below = pick(
+            reflect.and(t.ge(Wide::splat(self.reflect_lo_from))),
+            reflected(&self.lo),
+            splat(self.lo.half),
+        );
+        let above = pick(
+            reflect.and(t.le(Wide::splat(self.reflect_hi_to))),
+            reflected(&self.hi),
+            splat(self.hi.half),
+        );
+        let inside = pick(t.gt(Wide::splat(self.hi.tan_half)), above, (c, s));
+        pick(t.lt(Wide::splat(self.lo.tan_half)), below, inside)
     }
 }
 

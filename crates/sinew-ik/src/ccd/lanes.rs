@@ -109,7 +109,7 @@ fn lanes<T: Copy, const N: usize>(mut f: impl FnMut(usize) -> T) -> [T; N] {
 /// (`unchanged`) will do so again until the phase changes, so the rest of the phase is
 /// skipped without changing the result.
 #[inline(always)]
-fn next_iteration(it: u32, half: u32, unchanged: bool) -> Option<u32> {
+pub(super) fn next_iteration(it: u32, half: u32, unchanged: bool) -> Option<u32> {
     match (unchanged, it < half) {
         (true, true) => Some(half),
         (true, false) => None,
