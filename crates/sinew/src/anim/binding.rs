@@ -68,12 +68,13 @@ pub struct ClipBinding {
     /// True when, on top of shared key times, every fused track is linear, the clip is absolute
     /// and has no cubic-spline track: the records are plain `(v0, v1 − v0)` pairs.
     pub(crate) fused_linear: bool,
-    /// When the fused bones' channels key apart but each channel's key times are shared by
-    /// every fused bone (a one-key channel follows any) and the records are linear (absolute,
-    /// no cubic-spline track): per channel (translation, rotation, scale), the bone track whose
-    /// channel holds those times (`u32::MAX`: that channel is constant on every bone). One
-    /// cursor per channel then serves every bone, and a channel is refilled eight bones at a
-    /// time.
+    /// When the fused bones' channels key apart and the records are linear (absolute, no
+    /// cubic-spline track): per channel (translation, rotation, scale), the bone track whose
+    /// channel holds the key times every fused bone shares for it (a one-key channel follows
+    /// any; `u32::MAX`: that channel is constant on every bone), or [`PER_BONE`] when bones key
+    /// that channel at times of their own. A shared channel has one cursor for every bone and
+    /// is refilled eight bones at a time; a per-bone channel has a cursor per bone, scanned
+    /// eight at a time.
     pub(crate) fused_channel_times: Option<[u32; 3]>,
     /// Every segment's fused records, when the key times are shared (see
     /// `fused::build_table`); empty otherwise.
@@ -287,9 +288,12 @@ fn all_linear(clip: &Clip, fused: &ChannelBinding) -> bool {
     })
 }
 
+/// A fused channel whose key times differ between bones (`fused_channel_times`).
+pub(crate) const PER_BONE: u32 = u32::MAX - 1;
+
 /// Per channel, the fused bone track holding the key times every fused bone's channel shares
-/// (`u32::MAX` when the channel has one key on every bone), or `None` when some channel's
-/// times differ between bones.
+/// (`u32::MAX` when the channel has one key on every bone), or [`PER_BONE`] when they differ
+/// between bones; `None` when a fused bone lacks a channel.
 fn channel_times(clip: &Clip, fused: &ChannelBinding) -> Option<[u32; 3]> {
     let tracks = clip.bone_tracks();
     let times = |i: u32, c: usize| tracks[i as usize].channel_times(c);
@@ -300,7 +304,8 @@ fn channel_times(clip: &Clip, fused: &ChannelBinding) -> Option<[u32; 3]> {
             if t.len() > 1 {
                 match *r {
                     u32::MAX => *r = i,
-                    j if times(j, c)? != t => return None,
+                    PER_BONE => {}
+                    j if times(j, c)? != t => *r = PER_BONE,
                     _ => {}
                 }
             }

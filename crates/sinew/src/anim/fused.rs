@@ -87,6 +87,10 @@ pub(super) struct FusedCache {
     /// The same per channel for every bone at once, when each channel's key times are shared
     /// by every bone (`ClipBinding::fused_channel_times`).
     shared_channels: [(u32, f32, f32); 3],
+    /// Per channel, the per-bone cursors of a channel keyed at each bone's own times
+    /// (`ClipBinding::fused_channel_times`: `PER_BONE`), structure of arrays and padded to
+    /// whole blocks with cursors that are always valid.
+    per_bone: [Cursors; 3],
     blocks: Vec<FusedBlock>,
     /// Only for clips with cubic-spline tracks.
     cubic: Vec<CubicBlock>,
@@ -112,6 +116,11 @@ impl FusedCache {
         self.channels
             .resize(bones, [(0, f32::INFINITY, f32::NEG_INFINITY); 3]);
         self.shared_channels = [(0, f32::INFINITY, f32::NEG_INFINITY); 3];
+        for cursors in &mut self.per_bone {
+            cursors.reset(bones.next_multiple_of(8));
+            cursors.lo[bones..].fill(f32::NEG_INFINITY);
+            cursors.hi[bones..].fill(f32::INFINITY);
+        }
         let nb = bones.div_ceil(8);
         self.blocks.clear();
         self.blocks.resize(nb, FusedBlock::default());

@@ -3,7 +3,10 @@
 
 use core::arch::x86_64::*;
 
+use glam::Vec4;
+
 use super::{CubicBlock, FusedBlock, FusedCache, Records, R0, R1, S0, S1, T0, T1};
+use crate::anim::sample::{locate, segment_range};
 use crate::anim::{BoneTrack, ClipBinding};
 use crate::math::lanes::{dot4, load3, load4, normalize4, rows, transpose};
 use crate::pose::SoaBlock;
@@ -106,6 +109,152 @@ pub(super) unsafe fn refill_linear_channel(
             }
         }
     }
+}
+
+/// Channel `c` of every fused bone when bones key it at times of their own: the per-bone
+/// cursors compared with `lt` eight at a time, each lane whose segment no longer covers `lt`
+/// refilled with the records `refill_mixed` gives it (linear, absolute, no cubic terms: the
+/// clips `fused_channel_times` is set for). Returns the range over which every lane of the
+/// channel holds.
+///
+/// # Safety
+/// AVX2 must be available.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn refill_per_bone_channel(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    c: usize,
+    lt: f32,
+) -> (f32, f32) {
+    // SAFETY: AVX2 is available (this function's contract).
+    unsafe {
+        match c {
+            0 => per_bone_channel::<0>(bones, binding, cache, lt),
+            1 => per_bone_channel::<1>(bones, binding, cache, lt),
+            _ => per_bone_channel::<2>(bones, binding, cache, lt),
+        }
+    }
+}
+
+/// One lane of channel `C` moved to the segment covering `lt` from `cursor` (updated): `c0 =
+/// v0`, `c1 = v1 − v0` (rotations sign-aligned by their dot product), constant outside the
+/// keys — `poly_coefficients`' linear records, as `refill_linear_channel` writes them.
+#[inline(always)]
+fn linear_lane<const C: usize>(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    j: usize,
+    lt: f32,
+    cursor: &mut (u32, f32, f32),
+) {
+    let bt = &bones[binding.fused.poly_tracks[j] as usize];
+    let (b, lane) = (j / 8, j % 8);
+    let block = &mut cache.blocks[b];
+    let keys = |times: &[f32], key: u32| {
+        let p = locate(times, lt, key);
+        let n = times.len();
+        (p, p.saturating_sub(1).min(n - 1), p.min(n - 1))
+    };
+    let (p, times) = match C {
+        0 => {
+            let Some(t) = &bt.translation else { return };
+            let (p, ia, ib) = keys(&t.times, cursor.0);
+            let (v0, v1) = (t.values[ia], t.values[ib]);
+            let d = v1 - v0;
+            for i in 0..3 {
+                block.c[T0 + i][lane] = v0[i];
+                block.c[T1 + i][lane] = d[i];
+            }
+            (p, &t.times)
+        }
+        1 => {
+            let Some(t) = &bt.rotation else { return };
+            let (p, ia, ib) = keys(&t.times, cursor.0);
+            let (v0, v1) = (Vec4::from(t.values[ia]), Vec4::from(t.values[ib]));
+            let v1 = if v0.dot(v1) < 0.0 { -v1 } else { v1 };
+            let d = v1 - v0;
+            for i in 0..4 {
+                block.c[R0 + i][lane] = v0[i];
+                block.c[R1 + i][lane] = d[i];
+            }
+            (p, &t.times)
+        }
+        _ => {
+            let Some(t) = &bt.scale else { return };
+            let (p, ia, ib) = keys(&t.times, cursor.0);
+            let (v0, v1) = (t.values[ia], t.values[ib]);
+            let d = v1 - v0;
+            for i in 0..3 {
+                block.c[S0 + i][lane] = v0[i];
+                block.c[S1 + i][lane] = d[i];
+            }
+            (p, &t.times)
+        }
+    };
+    let (lo, hi, start, k) = segment_range(times, p);
+    block.start[C][lane] = start;
+    block.k[C][lane] = k;
+    *cursor = (p as u32, lo, hi);
+}
+
+/// [`refill_per_bone_channel`] for channel `C`.
+#[target_feature(enable = "avx2")]
+unsafe fn per_bone_channel<const C: usize>(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    lt: f32,
+) -> (f32, f32) {
+    let c = C;
+    let ltv = _mm256_set1_ps(lt);
+    let (neg, pos) = (
+        _mm256_set1_ps(f32::NEG_INFINITY),
+        _mm256_set1_ps(f32::INFINITY),
+    );
+    // The range: lanes still covered folded in as vectors, refilled lanes as scalars (a
+    // vector load of cursors just written lane by lane would wait on those stores).
+    let (mut lo_max, mut hi_min) = (neg, pos);
+    let mut refilled = (f32::NEG_INFINITY, f32::INFINITY);
+    let blocks = cache.per_bone[c].lo.len() / 8;
+    for b in 0..blocks {
+        let range = b * 8..b * 8 + 8;
+        let cursors = &cache.per_bone[c];
+        // SAFETY: eight readable floats each (the cursors are padded to whole blocks).
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_ps(cursors.lo[range.clone()].as_ptr()),
+                _mm256_loadu_ps(cursors.hi[range].as_ptr()),
+            )
+        };
+        // Covered: `lo <= lt < hi` (ordered comparisons: a NaN time refills).
+        let covered = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_LE_OQ>(lo, ltv),
+            _mm256_cmp_ps::<_CMP_LT_OQ>(ltv, hi),
+        );
+        lo_max = _mm256_max_ps(lo_max, _mm256_blendv_ps(neg, lo, covered));
+        hi_min = _mm256_min_ps(hi_min, _mm256_blendv_ps(pos, hi, covered));
+        let mut stale = !_mm256_movemask_ps(covered) as u32 & 0xff;
+        while stale != 0 {
+            let j = b * 8 + stale.trailing_zeros() as usize;
+            stale &= stale - 1;
+            let cursors = &cache.per_bone[c];
+            let mut cursor = (cursors.key[j], cursors.lo[j], cursors.hi[j]);
+            linear_lane::<C>(bones, binding, cache, j, lt, &mut cursor);
+            let cursors = &mut cache.per_bone[c];
+            (cursors.key[j], cursors.lo[j], cursors.hi[j]) = cursor;
+            refilled = (refilled.0.max(cursor.1), refilled.1.min(cursor.2));
+        }
+    }
+    let mut los = [0.0f32; 8];
+    let mut his = [0.0f32; 8];
+    store(&mut los, lo_max);
+    store(&mut his, hi_min);
+    (
+        los.into_iter().fold(refilled.0, f32::max),
+        his.into_iter().fold(refilled.1, f32::min),
+    )
 }
 
 #[inline]

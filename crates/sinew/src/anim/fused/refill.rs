@@ -7,6 +7,7 @@ use glam::Vec4;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
 use super::{FusedCache, R0, R1, ROWS, S0, S1, T0, T1};
+use crate::anim::binding::PER_BONE;
 use crate::anim::sample::{
     fold_rotation, fold_scale, fold_translation, locate, poly_coefficients, segment_range,
 };
@@ -57,53 +58,69 @@ fn refill_mixed(
     j: usize,
     lt: f32,
 ) -> (f32, f32) {
+    let mut range = (f32::NEG_INFINITY, f32::INFINITY);
+    for c in 0..3 {
+        let mut cursor = cache.channels[j][c];
+        if !(lt >= cursor.1 && lt < cursor.2) {
+            refill_lane_channel(bones, binding, cache, j, c, lt, &mut cursor);
+            cache.channels[j][c] = cursor;
+        }
+        range = (range.0.max(cursor.1), range.1.min(cursor.2));
+    }
+    range
+}
+
+/// Moves channel `c` (0 translation, 1 rotation, 2 scale) of fused bone `j` to the segment
+/// covering `lt` from `cursor` (key count at or before the cached time, valid range), which
+/// it updates, and writes that channel's lane: time origin, slope and coefficients.
+#[inline]
+pub(super) fn refill_lane_channel(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    j: usize,
+    c: usize,
+    lt: f32,
+    cursor: &mut (u32, f32, f32),
+) {
     let ch = &binding.fused;
     let bt = &bones[ch.poly_tracks[j] as usize];
     let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
-        return (f32::NEG_INFINITY, f32::INFINITY);
+        // Not a fused bone's (every fused bone has the three channels).
+        *cursor = (0, f32::NEG_INFINITY, f32::INFINITY);
+        return;
     };
-    let rest = binding
-        .relative
-        .then(|| &binding.rest[ch.poly_targets[j] as usize]);
-    let (b, lane) = (j / 8, j % 8);
-    let mut range = (f32::NEG_INFINITY, f32::INFINITY);
-    for c in 0..3 {
-        let (key, lo, hi) = cache.channels[j][c];
-        if !(lt >= lo && lt < hi) {
-            let times = match c {
-                0 => &tt.times,
-                1 => &rt.times,
-                _ => &st.times,
-            };
-            let p = locate(times, lt, key);
-            let (lo, hi, start, k) = segment_range(times, p);
-            let (row0, row1, n, mut v) = match c {
-                0 => (T0, T1, 3, poly_coefficients(tt, p)),
-                1 => (R0, R1, 4, poly_coefficients(rt, p)),
-                _ => (S0, S1, 3, poly_coefficients(st, p)),
-            };
-            if let Some(rest) = rest {
-                match c {
-                    0 => fold_translation(rest, &mut v, 1),
-                    1 => fold_rotation(rest, &mut v),
-                    _ => fold_scale(rest, &mut v),
-                }
-            }
-            let block = &mut cache.blocks[b];
-            block.start[c][lane] = start;
-            block.k[c][lane] = k;
-            put(&mut block.c, row0, lane, v[0], n);
-            put(&mut block.c, row1, lane, v[1], n);
-            if let Some(cb) = cache.cubic.get_mut(b) {
-                put(&mut cb.c, row0, lane, v[2], n);
-                put(&mut cb.c, row1, lane, v[3], n);
-            }
-            cache.channels[j][c] = (p as u32, lo, hi);
+    let times = match c {
+        0 => &tt.times,
+        1 => &rt.times,
+        _ => &st.times,
+    };
+    let p = locate(times, lt, cursor.0);
+    let (lo, hi, start, k) = segment_range(times, p);
+    let (row0, row1, n, mut v) = match c {
+        0 => (T0, T1, 3, poly_coefficients(tt, p)),
+        1 => (R0, R1, 4, poly_coefficients(rt, p)),
+        _ => (S0, S1, 3, poly_coefficients(st, p)),
+    };
+    if binding.relative {
+        let rest = &binding.rest[ch.poly_targets[j] as usize];
+        match c {
+            0 => fold_translation(rest, &mut v, 1),
+            1 => fold_rotation(rest, &mut v),
+            _ => fold_scale(rest, &mut v),
         }
-        let (_, lo, hi) = cache.channels[j][c];
-        range = (range.0.max(lo), range.1.min(hi));
     }
-    range
+    let (b, lane) = (j / 8, j % 8);
+    let block = &mut cache.blocks[b];
+    block.start[c][lane] = start;
+    block.k[c][lane] = k;
+    put(&mut block.c, row0, lane, v[0], n);
+    put(&mut block.c, row1, lane, v[1], n);
+    if let Some(cb) = cache.cubic.get_mut(b) {
+        put(&mut cb.c, row0, lane, v[2], n);
+        put(&mut cb.c, row1, lane, v[3], n);
+    }
+    *cursor = (p as u32, lo, hi);
 }
 
 /// Writes fused bone `j`'s lane: its time origin and scale, and every channel's coefficients.
@@ -194,6 +211,15 @@ pub(in crate::anim) fn refill_fused(
         // that crossed a key is refilled for every bone at once (the records are those of
         // `refill_mixed`: a one-key channel's lane holds its constant value at any segment).
         for (c, &r) in refs.iter().enumerate() {
+            if r == PER_BONE {
+                // Times of each bone's own: a cursor per bone, scanned eight at a time.
+                // SAFETY: AVX2 is available (checked just above).
+                let (lo, hi) =
+                    unsafe { avx2::refill_per_bone_channel(bones, binding, cache, c, lt) };
+                win.0 = win.0.max(lo);
+                win.1 = win.1.min(hi);
+                continue;
+            }
             let (key, lo, hi) = cache.shared_channels[c];
             if !(lt >= lo && lt < hi) {
                 let times = (r != u32::MAX)

@@ -317,8 +317,21 @@ fn block_refill_matches_per_bone_refill() {
 /// bit for bit, as each bone keeping its own channel cursors — forward play and seeks.
 #[test]
 fn per_channel_shared_refill_matches_per_bone_refill() {
+    channel_refills_match_per_bone_refill(false);
+}
+
+/// The same with rotations (and some translations) keyed at each bone's own times: those
+/// channels' per-bone cursors scanned eight at a time, the shared scale channel refilled
+/// eight bones at a time, against each bone keeping its own channel cursors.
+#[test]
+fn per_bone_channel_scan_matches_per_bone_refill() {
+    channel_refills_match_per_bone_refill(true);
+}
+
+fn channel_refills_match_per_bone_refill(own_times: bool) {
     use glam::{Quat, Vec3};
 
+    use crate::anim::binding::PER_BONE;
     use crate::anim::{sample, BoneTrack, Clip, SampleCache, Track, Untracked};
 
     let bones = 19;
@@ -326,6 +339,15 @@ fn per_channel_shared_refill_matches_per_bone_refill() {
     let tt = vec![0.0, 0.25, 0.5, 0.75, 1.0];
     let rt = vec![0.1, 0.2, 0.4, 0.55, 0.7, 0.9, 1.0];
     let st = vec![0.0, 0.6];
+    // Bone `b`'s times of a channel: the shared ones, or (own times) re-timed per bone.
+    let own = |times: &[f32], b: usize, every: usize| -> Vec<f32> {
+        if own_times && b % every == 0 {
+            let power = 1.0 + 0.1 * (b % 4 + 1) as f32;
+            times.iter().map(|t| t.powf(power)).collect()
+        } else {
+            times.to_vec()
+        }
+    };
     let v = |b: usize, k: usize, c: usize| ((b * 13 + k * 5 + c) as f32 * 0.618).fract() - 0.5;
     let mut builder = Clip::builder("c").duration(1.0);
     for b in 0..bones {
@@ -345,9 +367,9 @@ fn per_channel_shared_refill_matches_per_bone_refill() {
                 .with_translation(if b % 4 == 2 {
                     once(t)
                 } else {
-                    Track::linear(tt.clone(), t)
+                    Track::linear(own(&tt, b, 3), t)
                 })
-                .with_rotation(Track::linear(rt.clone(), quats))
+                .with_rotation(Track::linear(own(&rt, b, 1), quats))
                 .with_scale(if b % 3 == 1 {
                     once(s)
                 } else {
@@ -357,7 +379,12 @@ fn per_channel_shared_refill_matches_per_bone_refill() {
     }
     let clip = builder.build().unwrap();
     let shared = ClipBinding::new(&clip, &skel);
-    assert!(shared.fused_channel_times.is_some());
+    let refs = shared.fused_channel_times.unwrap();
+    assert_eq!(
+        refs.map(|r| r == PER_BONE),
+        [own_times, own_times, false],
+        "{refs:?}"
+    );
     assert_eq!(shared.fused.len(), bones);
     let mut apart = shared.clone();
     apart.fused_channel_times = None;
