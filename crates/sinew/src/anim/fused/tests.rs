@@ -341,7 +341,7 @@ fn channel_refills_match_per_bone_refill(own_times: bool) {
     let st = vec![0.0, 0.6];
     // Bone `b`'s times of a channel: the shared ones, or (own times) re-timed per bone.
     let own = |times: &[f32], b: usize, every: usize| -> Vec<f32> {
-        if own_times && b % every == 0 {
+        if own_times && b.is_multiple_of(every) {
             let power = 1.0 + 0.1 * (b % 4 + 1) as f32;
             times.iter().map(|t| t.powf(power)).collect()
         } else {
