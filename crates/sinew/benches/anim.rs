@@ -66,6 +66,8 @@ enum Shape {
     /// Channels keyed apart: translation at `keys` times, rotation at `keys + 2` others, scale
     /// once.
     Apart,
+    /// Channels keyed apart, each bone's rotation at times of its own ([`per_bone_times`]).
+    ApartPerBone,
 }
 
 impl<'h> Pipeline<'h> {
@@ -74,6 +76,7 @@ impl<'h> Pipeline<'h> {
             Shape::Shared => h.walk_clip(keys, phase),
             Shape::Ozz => h.walk_clip_scale_once(keys, phase),
             Shape::Apart => h.walk_clip_keyed_apart(keys, phase),
+            Shape::ApartPerBone => per_bone_times(&h.walk_clip_keyed_apart(keys, phase)),
         };
         let clips = [walk(0.0), walk(0.37)];
         let bindings = clips.clone().map(|c| ClipBinding::new(&c, &h.skeleton));
@@ -384,6 +387,7 @@ fn bench_anim(c: &mut Criterion) {
             (Shape::Shared, "linear"),
             (Shape::Ozz, "ozz_shape"),
             (Shape::Apart, "channels_apart"),
+            (Shape::ApartPerBone, "channels_apart_per_bone"),
         ] {
             let mut pipeline = Pipeline::new(&h, keys, shape);
             group.bench_function(

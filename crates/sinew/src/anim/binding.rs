@@ -76,6 +76,9 @@ pub struct ClipBinding {
     /// is refilled eight bones at a time; a per-bone channel has a cursor per bone, scanned
     /// eight at a time.
     pub(crate) fused_channel_times: Option<[u32; 3]>,
+    /// Per channel keyed at each bone's own times (`PER_BONE` above): its key events over
+    /// every fused bone, sorted by time (see `fused::build_events`); empty otherwise.
+    pub(crate) fused_events: [super::fused::KeyEvents; 3],
     /// Every segment's fused records, when the key times are shared (see
     /// `fused::build_table`); empty otherwise.
     pub(crate) fused_table: Vec<super::fused::FusedBlock>,
@@ -211,6 +214,7 @@ impl ClipBinding {
             unmatched_bones,
             unmatched_floats,
             fused_table: Vec::new(),
+            fused_events: Default::default(),
             fused_bound: 0,
             fused_contiguous: false,
         };
@@ -227,6 +231,14 @@ impl ClipBinding {
             .zip(targets.first().map_or(0, |&t| t)..)
             .all(|(&t, j)| t == j);
         binding.fused_table = super::fused::build_table(clip.bone_tracks(), &binding);
+        if let Some(refs) = binding.fused_channel_times {
+            for (c, r) in refs.into_iter().enumerate() {
+                if r == PER_BONE {
+                    binding.fused_events[c] =
+                        super::fused::build_events(clip.bone_tracks(), &binding, c);
+                }
+            }
+        }
         binding
     }
 

@@ -13,7 +13,8 @@
 //! (`c0 + c1·s`, rotation divided by `sqrt((x² + z²) + (y² + w²))`), with or without AVX2.
 //!
 //! Layout: this file holds the block types and the cache; `table` the per-binding segment
-//! tables, `refill` bringing the cache up to a time, `eval` the evaluation kernels
+//! tables, `events` the key-event streams of channels keyed at each bone's own times,
+//! `refill` bringing the cache up to a time, `eval` the evaluation kernels
 //! (portable and dispatching), `avx2` the AVX2 refill and evaluation kernels, `tests` the unit
 //! tests.
 
@@ -22,12 +23,14 @@ use super::sample::Cursors;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod eval;
+mod events;
 mod refill;
 mod table;
 #[cfg(test)]
 mod tests;
 
 pub(super) use eval::{eval_fused, eval_fused_soa};
+pub(super) use events::{build_events, KeyEvents};
 pub(super) use refill::refill_fused;
 pub(super) use table::build_table;
 
@@ -87,10 +90,10 @@ pub(super) struct FusedCache {
     /// The same per channel for every bone at once, when each channel's key times are shared
     /// by every bone (`ClipBinding::fused_channel_times`).
     shared_channels: [(u32, f32, f32); 3],
-    /// Per channel, the per-bone cursors of a channel keyed at each bone's own times
-    /// (`ClipBinding::fused_channel_times`: `PER_BONE`), structure of arrays and padded to
-    /// whole blocks with cursors that are always valid.
-    per_bone: [Cursors; 3],
+    /// Per channel keyed at each bone's own times (`ClipBinding::fused_channel_times`:
+    /// `PER_BONE`): the next event of its stream (`ClipBinding::fused_events`) and the range
+    /// over which the records hold.
+    streams: [(usize, f32, f32); 3],
     blocks: Vec<FusedBlock>,
     /// Only for clips with cubic-spline tracks.
     cubic: Vec<CubicBlock>,
@@ -116,11 +119,7 @@ impl FusedCache {
         self.channels
             .resize(bones, [(0, f32::INFINITY, f32::NEG_INFINITY); 3]);
         self.shared_channels = [(0, f32::INFINITY, f32::NEG_INFINITY); 3];
-        for cursors in &mut self.per_bone {
-            cursors.reset(bones.next_multiple_of(8));
-            cursors.lo[bones..].fill(f32::NEG_INFINITY);
-            cursors.hi[bones..].fill(f32::INFINITY);
-        }
+        self.streams = [(0, f32::INFINITY, f32::NEG_INFINITY); 3];
         let nb = bones.div_ceil(8);
         self.blocks.clear();
         self.blocks.resize(nb, FusedBlock::default());

@@ -6,6 +6,7 @@ use glam::Vec4;
 
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
+use super::events::refill_from_events;
 use super::{FusedCache, R0, R1, ROWS, S0, S1, T0, T1};
 use crate::anim::binding::PER_BONE;
 use crate::anim::sample::{
@@ -74,7 +75,7 @@ fn refill_mixed(
 /// covering `lt` from `cursor` (key count at or before the cached time, valid range), which
 /// it updates, and writes that channel's lane: time origin, slope and coefficients.
 #[inline]
-pub(super) fn refill_lane_channel(
+fn refill_lane_channel(
     bones: &[BoneTrack],
     binding: &ClipBinding,
     cache: &mut FusedCache,
@@ -210,12 +211,11 @@ pub(in crate::anim) fn refill_fused(
         // Each channel's key times shared by every bone: one cursor per channel, and a channel
         // that crossed a key is refilled for every bone at once (the records are those of
         // `refill_mixed`: a one-key channel's lane holds its constant value at any segment).
+        // A channel keyed at each bone's own times plays its stream of key events.
         for (c, &r) in refs.iter().enumerate() {
             if r == PER_BONE {
-                // Times of each bone's own: a cursor per bone, scanned eight at a time.
-                // SAFETY: AVX2 is available (checked just above).
-                let (lo, hi) =
-                    unsafe { avx2::refill_per_bone_channel(bones, binding, cache, c, lt) };
+                // Times of each bone's own: the channel's key events in time order.
+                let (lo, hi) = refill_from_events(bones, binding, cache, c, lt);
                 win.0 = win.0.max(lo);
                 win.1 = win.1.min(hi);
                 continue;

@@ -321,10 +321,11 @@ fn per_channel_shared_refill_matches_per_bone_refill() {
 }
 
 /// The same with rotations (and some translations) keyed at each bone's own times: those
-/// channels' per-bone cursors scanned eight at a time, the shared scale channel refilled
-/// eight bones at a time, against each bone keeping its own channel cursors.
+/// channels played as streams of key events (forward, and rebuilt after each seek back), the
+/// shared scale channel refilled eight bones at a time, against each bone keeping its own
+/// channel cursors.
 #[test]
-fn per_bone_channel_scan_matches_per_bone_refill() {
+fn per_bone_channel_events_match_per_bone_refill() {
     channel_refills_match_per_bone_refill(true);
 }
 
