@@ -7,7 +7,11 @@
 //! [`FusedBlock`] with one lane per bone, so evaluating a frame is a handful of 8-wide
 //! multiply-adds per block, one 8-wide normalisation of the rotations and a transpose into the
 //! `Transform`s. When every fused bone
-//! shares one key-time array (baked clips), a single cursor serves them all.
+//! shares one key-time array (baked clips), a single cursor serves them all. When a bone's
+//! channels key apart, each channel keeps its own segment; in linear absolute clips a channel
+//! whose times every bone shares has one cursor (refilled eight bones at a time), and a channel
+//! keyed at each bone's own times plays a per-binding stream of key events sorted by time
+//! (`events`), so crossing a key costs no search and no per-bone check.
 //!
 //! The arithmetic per lane is the same, in the same order, as a per-bone `Vec4` evaluation
 //! (`c0 + c1·s`, rotation divided by `sqrt((x² + z²) + (y² + w²))`), with or without AVX2.
