@@ -2,7 +2,8 @@
 //! ([`KeyEvents`]): each key of each bone opens a segment whose record is computed once, at
 //! bind time; playing forward applies the events the time has passed, in order, with no key
 //! search and no per-bone check — ozz-animation's idea of keys sorted by when they are needed.
-//! A time behind the stream (a seek back, a loop) recomputes every lane.
+//! A time behind the stream (a loop, a seek back) restarts every lane: replayed from the start
+//! when that is short (a loop's wrap), else each lane located on its own.
 //!
 //! For linear, absolute clips without cubic terms (the clips `fused_channel_times` is set
 //! for); the records are those `refill_mixed` writes, bit for bit (tested).
@@ -30,6 +31,8 @@ pub(crate) struct KeyEvent {
 pub(crate) struct KeyEvents {
     times: Vec<f32>,
     events: Vec<KeyEvent>,
+    /// Every lane's record before its first key: where a replay from the start begins.
+    initial: Vec<KeyEvent>,
 }
 
 /// The linear record of segment `p` of channel `c` of `bt` (`None` without that channel):
@@ -68,9 +71,10 @@ fn linear_record(bt: &BoneTrack, c: usize, p: usize) -> Option<(KeyEvent, (f32, 
     Some((record, (lo, hi)))
 }
 
-/// Writes `record` into channel `c` of its lane.
+/// Writes `record` into channel `C` of its lane.
 #[inline(always)]
-fn apply(cache: &mut FusedCache, c: usize, lane: usize, record: &KeyEvent) {
+fn apply<const C: usize>(cache: &mut FusedCache, lane: usize, record: &KeyEvent) {
+    let c = C;
     let (b, l) = (lane / 8, lane % 8);
     let block = &mut cache.blocks[b];
     block.start[c][l] = record.start;
@@ -93,11 +97,16 @@ pub(in crate::anim) fn build_events(
     c: usize,
 ) -> KeyEvents {
     let mut all: Vec<(f32, KeyEvent)> = Vec::new();
+    let mut initial = Vec::new();
     for (lane, &i) in binding.fused.poly_tracks.iter().enumerate() {
         let bt = &bones[i as usize];
         let Some(times) = bt.channel_times(c) else {
             continue;
         };
+        if let Some((mut record, _)) = linear_record(bt, c, 0) {
+            record.lane = lane as u32;
+            initial.push(record);
+        }
         for (q, &time) in times.iter().enumerate() {
             if let Some((mut record, _)) = linear_record(bt, c, q + 1) {
                 record.lane = lane as u32;
@@ -110,6 +119,7 @@ pub(in crate::anim) fn build_events(
     KeyEvents {
         times: all.iter().map(|e| e.0).collect(),
         events: all.into_iter().map(|e| e.1).collect(),
+        initial,
     }
 }
 
@@ -123,6 +133,21 @@ pub(super) fn refill_from_events(
     c: usize,
     lt: f32,
 ) -> (f32, f32) {
+    match c {
+        0 => refill_channel_from_events::<0>(bones, binding, cache, lt),
+        1 => refill_channel_from_events::<1>(bones, binding, cache, lt),
+        _ => refill_channel_from_events::<2>(bones, binding, cache, lt),
+    }
+}
+
+/// [`refill_from_events`] for channel `C`.
+fn refill_channel_from_events<const C: usize>(
+    bones: &[BoneTrack],
+    binding: &ClipBinding,
+    cache: &mut FusedCache,
+    lt: f32,
+) -> (f32, f32) {
+    let c = C;
     let stream = &binding.fused_events[c];
     let (next, lo, hi) = cache.streams[c];
     if lt >= lo && lt < hi {
@@ -134,23 +159,35 @@ pub(super) fn refill_from_events(
         let mut i = next;
         while i < times.len() && times[i] <= lt {
             let event = stream.events[i];
-            apply(cache, c, event.lane as usize, &event);
+            apply::<C>(cache, event.lane as usize, &event);
             i += 1;
         }
         i
     } else {
-        // Behind the stream: every lane at `lt`.
-        for (lane, &i) in binding.fused.poly_tracks.iter().enumerate() {
-            let bt = &bones[i as usize];
-            let Some(own) = bt.channel_times(c) else {
-                continue;
-            };
-            let p = locate(own, lt, 0);
-            if let Some((record, _)) = linear_record(bt, c, p) {
-                apply(cache, c, lane, &record);
+        // Behind the stream (a loop, a seek back): every lane at `lt` — replayed from the
+        // start when that applies fewer events than there are lanes (a loop's wrap), else
+        // each lane located on its own.
+        let next = times.partition_point(|&t| t <= lt);
+        if next <= stream.initial.len() {
+            for event in &stream.initial {
+                apply::<C>(cache, event.lane as usize, event);
+            }
+            for event in &stream.events[..next] {
+                apply::<C>(cache, event.lane as usize, event);
+            }
+        } else {
+            for (lane, &i) in binding.fused.poly_tracks.iter().enumerate() {
+                let bt = &bones[i as usize];
+                let Some(own) = bt.channel_times(c) else {
+                    continue;
+                };
+                let p = locate(own, lt, 0);
+                if let Some((record, _)) = linear_record(bt, c, p) {
+                    apply::<C>(cache, lane, &record);
+                }
             }
         }
-        times.partition_point(|&t| t <= lt)
+        next
     };
     let lo = if next > 0 {
         times[next - 1]
