@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
+import { criterionResults } from './criterion.mjs';
+
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const quick = process.argv.includes('--quick');
 const timing = quick
@@ -34,22 +36,9 @@ function targets() {
 
 /** Criterion results written after `since` (ms). */
 function resultsSince(since) {
-  const rows = [];
-  if (!fs.existsSync(criterionDir)) return rows;
-  const stack = [criterionDir];
-  while (stack.length) {
-    const d = stack.pop();
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) stack.push(p);
-      else if (e.name === 'estimates.json' && path.basename(d) === 'new' && fs.statSync(p).mtimeMs >= since) {
-        const b = JSON.parse(fs.readFileSync(path.join(d, 'benchmark.json'), 'utf8'));
-        const est = JSON.parse(fs.readFileSync(p, 'utf8'));
-        rows.push({ id: b.full_id, ns: est.median.point_estimate, throughput: b.throughput });
-      }
-    }
-  }
-  return rows.sort((a, b) => a.id.localeCompare(b.id));
+  return criterionResults(criterionDir)
+    .filter((r) => r.mtimeMs >= since)
+    .sort((a, b) => a.id.localeCompare(b.id));
 }
 
 function time(ns) {

@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
+import { criterionResults } from '../criterion.mjs';
+
 const A = { repo: '', shared: '', cases: '', rounds: 3, quick: false, markdown: '' };
 for (let i = 2; i < process.argv.length; i++) {
   const k = process.argv[i].replace(/^--/, '');
@@ -57,19 +59,9 @@ function run(cmd, args, opts = {}) {
 
 /** Criterion's median (ns) of the bench whose full id is `id`. */
 function criterionMedian(id) {
-  const stack = [criterionDir];
-  while (stack.length) {
-    const d = stack.pop();
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) stack.push(p);
-      else if (e.name === 'benchmark.json' && path.basename(d) === 'new') {
-        const b = JSON.parse(fs.readFileSync(p, 'utf8'));
-        if (b.full_id === id) return JSON.parse(fs.readFileSync(path.join(d, 'estimates.json'), 'utf8')).median.point_estimate;
-      }
-    }
-  }
-  throw new Error(`no criterion result for "${id}" under ${criterionDir}`);
+  const row = criterionResults(criterionDir).find((r) => r.id === id);
+  if (!row) throw new Error(`no criterion result for "${id}" under ${criterionDir}`);
+  return row.ns;
 }
 
 /** The quality line the ik bench prints before timing a case ("ccd/mmd_leg: within 1e-3 L 83.1%"). */
