@@ -764,13 +764,15 @@ fn bench_quick_reports_every_workload() {
     let mmd = sinew_testkit::assets_path()
         .join("mmd/threejs-examples/miku/miku_v2.pmd")
         .is_file();
-    assert_eq!(results.len(), if mmd { 13 } else { 12 });
-    assert!(
-        results.iter().any(|r| r["name"]
-            .as_str()
-            .is_some_and(|n| n.starts_with("SoA pipeline"))),
-        "{v}"
-    );
+    assert_eq!(results.len(), if mmd { 14 } else { 13 });
+    for first in ["SoA pipeline", "CCD, MMD leg, 1,024 in a CcdBatch"] {
+        assert!(
+            results
+                .iter()
+                .any(|r| r["name"].as_str().is_some_and(|n| n.starts_with(first))),
+            "{first}: {v}"
+        );
+    }
     for r in results {
         match r["ns_per_unit"].as_f64() {
             Some(ns) => assert!(ns.is_finite() && ns > 0.0, "{r}"),
