@@ -73,8 +73,8 @@ pub struct ClipBinding {
     /// channel holds the key times every fused bone shares for it (a one-key channel follows
     /// any; `u32::MAX`: that channel is constant on every bone), or [`PER_BONE`] when bones key
     /// that channel at times of their own. A shared channel has one cursor for every bone and
-    /// is refilled eight bones at a time; a per-bone channel has a cursor per bone, scanned
-    /// eight at a time.
+    /// is refilled eight bones at a time; a per-bone channel plays its stream of key events
+    /// (`fused_events`).
     pub(crate) fused_channel_times: Option<[u32; 3]>,
     /// Per channel keyed at each bone's own times (`PER_BONE` above): its key events over
     /// every fused bone, sorted by time (see `fused::build_events`); empty otherwise.

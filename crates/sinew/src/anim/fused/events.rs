@@ -10,19 +10,20 @@
 
 use glam::Vec4;
 
+use super::refill::put;
 use super::{FusedCache, R0, R1, S0, S1, T0, T1};
-use crate::anim::sample::{locate, segment_range};
+use crate::anim::sample::{locate, poly_coefficients, segment_range};
 use crate::anim::{BoneTrack, ClipBinding};
 
-/// One key event: from `time` on, fused bone `lane`'s channel is in a new segment, whose
+/// One key event: from its time on, fused bone `lane`'s channel is in a new segment, whose
 /// record is `s = (t − start)·k`, `c0 + c1·s`.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct KeyEvent {
     lane: u32,
     start: f32,
     k: f32,
-    c0: [f32; 4],
-    c1: [f32; 4],
+    c0: Vec4,
+    c1: Vec4,
 }
 
 /// Every key event of one fused channel over every fused bone, sorted by time (a bone's own
@@ -35,59 +36,49 @@ pub(crate) struct KeyEvents {
     initial: Vec<KeyEvent>,
 }
 
-/// The linear record of segment `p` of channel `c` of `bt` (`None` without that channel):
-/// `c0 = v0`, `c1 = v1 − v0` (rotations sign-aligned by their dot product), constant before
-/// the first key and after the last; with the segment's range `(lo, hi)`.
-#[inline(always)]
-fn linear_record(bt: &BoneTrack, c: usize, p: usize) -> Option<(KeyEvent, (f32, f32))> {
-    let ends = |times: &[f32]| {
-        let n = times.len();
-        (p.saturating_sub(1).min(n - 1), p.min(n - 1))
+/// Fused bone `lane`'s record of segment `p` of channel `c` of `bt` (`None` without that
+/// channel): the polynomial coefficients `refill_mixed` computes (`poly_coefficients`; these
+/// clips are linear and absolute, so `c2`, `c3` are zero and no rest is folded in).
+fn record(bt: &BoneTrack, c: usize, p: usize, lane: usize) -> Option<KeyEvent> {
+    let (times, v) = match c {
+        0 => bt
+            .translation
+            .as_ref()
+            .map(|t| (&t.times, poly_coefficients(t, p)))?,
+        1 => bt
+            .rotation
+            .as_ref()
+            .map(|t| (&t.times, poly_coefficients(t, p)))?,
+        _ => bt
+            .scale
+            .as_ref()
+            .map(|t| (&t.times, poly_coefficients(t, p)))?,
     };
-    let (times, c0, c1) = match c {
-        0 | 2 => {
-            let t = if c == 0 { &bt.translation } else { &bt.scale };
-            let t = t.as_ref()?;
-            let (ia, ib) = ends(&t.times);
-            let (v0, v1) = (t.values[ia], t.values[ib]);
-            (&t.times, v0.extend(0.0), (v1 - v0).extend(0.0))
-        }
-        _ => {
-            let t = bt.rotation.as_ref()?;
-            let (ia, ib) = ends(&t.times);
-            let (v0, v1) = (Vec4::from(t.values[ia]), Vec4::from(t.values[ib]));
-            let v1 = if v0.dot(v1) < 0.0 { -v1 } else { v1 };
-            (&t.times, v0, v1 - v0)
-        }
-    };
-    let (lo, hi, start, k) = segment_range(times, p);
-    let record = KeyEvent {
-        lane: 0,
+    let (_, _, start, k) = segment_range(times, p);
+    Some(KeyEvent {
+        lane: lane as u32,
         start,
         k,
-        c0: c0.to_array(),
-        c1: c1.to_array(),
-    };
-    Some((record, (lo, hi)))
+        c0: v[0],
+        c1: v[1],
+    })
 }
 
-/// Writes `record` into channel `C` of its lane.
+/// Writes `event` into channel `c` of its lane.
 #[inline(always)]
-fn apply<const C: usize>(cache: &mut FusedCache, lane: usize, record: &KeyEvent) {
-    let c = C;
+fn apply(cache: &mut FusedCache, c: usize, event: &KeyEvent) {
+    let lane = event.lane as usize;
     let (b, l) = (lane / 8, lane % 8);
     let block = &mut cache.blocks[b];
-    block.start[c][l] = record.start;
-    block.k[c][l] = record.k;
+    block.start[c][l] = event.start;
+    block.k[c][l] = event.k;
     let (r0, r1, n) = match c {
         0 => (T0, T1, 3),
         1 => (R0, R1, 4),
         _ => (S0, S1, 3),
     };
-    for i in 0..n {
-        block.c[r0 + i][l] = record.c0[i];
-        block.c[r1 + i][l] = record.c1[i];
-    }
+    put(&mut block.c, r0, l, event.c0, n);
+    put(&mut block.c, r1, l, event.c1, n);
 }
 
 /// Channel `c`'s key events over the binding's fused bones.
@@ -103,15 +94,9 @@ pub(in crate::anim) fn build_events(
         let Some(times) = bt.channel_times(c) else {
             continue;
         };
-        if let Some((mut record, _)) = linear_record(bt, c, 0) {
-            record.lane = lane as u32;
-            initial.push(record);
-        }
+        initial.extend(record(bt, c, 0, lane));
         for (q, &time) in times.iter().enumerate() {
-            if let Some((mut record, _)) = linear_record(bt, c, q + 1) {
-                record.lane = lane as u32;
-                all.push((time, record));
-            }
+            all.extend(record(bt, c, q + 1, lane).map(|e| (time, e)));
         }
     }
     // Stable: equal times keep bone order, and each bone's keys their order.
@@ -133,21 +118,6 @@ pub(super) fn refill_from_events(
     c: usize,
     lt: f32,
 ) -> (f32, f32) {
-    match c {
-        0 => refill_channel_from_events::<0>(bones, binding, cache, lt),
-        1 => refill_channel_from_events::<1>(bones, binding, cache, lt),
-        _ => refill_channel_from_events::<2>(bones, binding, cache, lt),
-    }
-}
-
-/// [`refill_from_events`] for channel `C`.
-fn refill_channel_from_events<const C: usize>(
-    bones: &[BoneTrack],
-    binding: &ClipBinding,
-    cache: &mut FusedCache,
-    lt: f32,
-) -> (f32, f32) {
-    let c = C;
     let stream = &binding.fused_events[c];
     let (next, lo, hi) = cache.streams[c];
     if lt >= lo && lt < hi {
@@ -156,24 +126,19 @@ fn refill_channel_from_events<const C: usize>(
     let times = &stream.times;
     let next = if lt >= lo {
         // Forward: the events passed, in order.
-        let mut i = next;
-        while i < times.len() && times[i] <= lt {
-            let event = stream.events[i];
-            apply::<C>(cache, event.lane as usize, &event);
-            i += 1;
+        let passed = times[next..].iter().take_while(|&&t| t <= lt).count();
+        for event in &stream.events[next..next + passed] {
+            apply(cache, c, event);
         }
-        i
+        next + passed
     } else {
         // Behind the stream (a loop, a seek back): every lane at `lt` — replayed from the
         // start when that applies fewer events than there are lanes (a loop's wrap), else
         // each lane located on its own.
         let next = times.partition_point(|&t| t <= lt);
         if next <= stream.initial.len() {
-            for event in &stream.initial {
-                apply::<C>(cache, event.lane as usize, event);
-            }
-            for event in &stream.events[..next] {
-                apply::<C>(cache, event.lane as usize, event);
+            for event in stream.initial.iter().chain(&stream.events[..next]) {
+                apply(cache, c, event);
             }
         } else {
             for (lane, &i) in binding.fused.poly_tracks.iter().enumerate() {
@@ -181,9 +146,8 @@ fn refill_channel_from_events<const C: usize>(
                 let Some(own) = bt.channel_times(c) else {
                     continue;
                 };
-                let p = locate(own, lt, 0);
-                if let Some((record, _)) = linear_record(bt, c, p) {
-                    apply::<C>(cache, lane, &record);
+                if let Some(event) = record(bt, c, locate(own, lt, 0), lane) {
+                    apply(cache, c, &event);
                 }
             }
         }

@@ -15,7 +15,7 @@ use crate::anim::sample::{
 use crate::anim::{BoneTrack, ClipBinding};
 
 #[inline(always)]
-fn put(rows: &mut [[f32; 8]; ROWS], row: usize, lane: usize, v: Vec4, n: usize) {
+pub(super) fn put(rows: &mut [[f32; 8]; ROWS], row: usize, lane: usize, v: Vec4, n: usize) {
     for (c, x) in v.to_array().into_iter().enumerate().take(n) {
         rows[row + c][lane] = x;
     }
@@ -59,69 +59,53 @@ fn refill_mixed(
     j: usize,
     lt: f32,
 ) -> (f32, f32) {
-    let mut range = (f32::NEG_INFINITY, f32::INFINITY);
-    for c in 0..3 {
-        let mut cursor = cache.channels[j][c];
-        if !(lt >= cursor.1 && lt < cursor.2) {
-            refill_lane_channel(bones, binding, cache, j, c, lt, &mut cursor);
-            cache.channels[j][c] = cursor;
-        }
-        range = (range.0.max(cursor.1), range.1.min(cursor.2));
-    }
-    range
-}
-
-/// Moves channel `c` (0 translation, 1 rotation, 2 scale) of fused bone `j` to the segment
-/// covering `lt` from `cursor` (key count at or before the cached time, valid range), which
-/// it updates, and writes that channel's lane: time origin, slope and coefficients.
-#[inline]
-fn refill_lane_channel(
-    bones: &[BoneTrack],
-    binding: &ClipBinding,
-    cache: &mut FusedCache,
-    j: usize,
-    c: usize,
-    lt: f32,
-    cursor: &mut (u32, f32, f32),
-) {
     let ch = &binding.fused;
     let bt = &bones[ch.poly_tracks[j] as usize];
     let (Some(tt), Some(rt), Some(st)) = (&bt.translation, &bt.rotation, &bt.scale) else {
-        // Not a fused bone's (every fused bone has the three channels).
-        *cursor = (0, f32::NEG_INFINITY, f32::INFINITY);
-        return;
+        return (f32::NEG_INFINITY, f32::INFINITY);
     };
-    let times = match c {
-        0 => &tt.times,
-        1 => &rt.times,
-        _ => &st.times,
-    };
-    let p = locate(times, lt, cursor.0);
-    let (lo, hi, start, k) = segment_range(times, p);
-    let (row0, row1, n, mut v) = match c {
-        0 => (T0, T1, 3, poly_coefficients(tt, p)),
-        1 => (R0, R1, 4, poly_coefficients(rt, p)),
-        _ => (S0, S1, 3, poly_coefficients(st, p)),
-    };
-    if binding.relative {
-        let rest = &binding.rest[ch.poly_targets[j] as usize];
-        match c {
-            0 => fold_translation(rest, &mut v, 1),
-            1 => fold_rotation(rest, &mut v),
-            _ => fold_scale(rest, &mut v),
-        }
-    }
+    let rest = binding
+        .relative
+        .then(|| &binding.rest[ch.poly_targets[j] as usize]);
     let (b, lane) = (j / 8, j % 8);
-    let block = &mut cache.blocks[b];
-    block.start[c][lane] = start;
-    block.k[c][lane] = k;
-    put(&mut block.c, row0, lane, v[0], n);
-    put(&mut block.c, row1, lane, v[1], n);
-    if let Some(cb) = cache.cubic.get_mut(b) {
-        put(&mut cb.c, row0, lane, v[2], n);
-        put(&mut cb.c, row1, lane, v[3], n);
+    let mut range = (f32::NEG_INFINITY, f32::INFINITY);
+    for c in 0..3 {
+        let (key, lo, hi) = cache.channels[j][c];
+        if !(lt >= lo && lt < hi) {
+            let times = match c {
+                0 => &tt.times,
+                1 => &rt.times,
+                _ => &st.times,
+            };
+            let p = locate(times, lt, key);
+            let (lo, hi, start, k) = segment_range(times, p);
+            let (row0, row1, n, mut v) = match c {
+                0 => (T0, T1, 3, poly_coefficients(tt, p)),
+                1 => (R0, R1, 4, poly_coefficients(rt, p)),
+                _ => (S0, S1, 3, poly_coefficients(st, p)),
+            };
+            if let Some(rest) = rest {
+                match c {
+                    0 => fold_translation(rest, &mut v, 1),
+                    1 => fold_rotation(rest, &mut v),
+                    _ => fold_scale(rest, &mut v),
+                }
+            }
+            let block = &mut cache.blocks[b];
+            block.start[c][lane] = start;
+            block.k[c][lane] = k;
+            put(&mut block.c, row0, lane, v[0], n);
+            put(&mut block.c, row1, lane, v[1], n);
+            if let Some(cb) = cache.cubic.get_mut(b) {
+                put(&mut cb.c, row0, lane, v[2], n);
+                put(&mut cb.c, row1, lane, v[3], n);
+            }
+            cache.channels[j][c] = (p as u32, lo, hi);
+        }
+        let (_, lo, hi) = cache.channels[j][c];
+        range = (range.0.max(lo), range.1.min(hi));
     }
-    *cursor = (p as u32, lo, hi);
+    range
 }
 
 /// Writes fused bone `j`'s lane: its time origin and scale, and every channel's coefficients.
@@ -214,7 +198,6 @@ pub(in crate::anim) fn refill_fused(
         // A channel keyed at each bone's own times plays its stream of key events.
         for (c, &r) in refs.iter().enumerate() {
             if r == PER_BONE {
-                // Times of each bone's own: the channel's key events in time order.
                 let (lo, hi) = refill_from_events(bones, binding, cache, c, lt);
                 win.0 = win.0.max(lo);
                 win.1 = win.1.min(hi);
