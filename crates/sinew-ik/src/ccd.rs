@@ -214,7 +214,7 @@ fn solve_ccd_body(
         link_entry,
         plans,
     } = scratch;
-    plan_chain(links, params, link_entry, plans);
+    plan_chain(n, |i| links[i].limit, params, link_entry, plans);
     let mut lanes = path.lanes::<1>(2 * n, link_entry);
     lay_out(links, effector_model, |pose| match pose {
         PathPose::Base(p) => lanes.set_base(0, p),
@@ -289,20 +289,21 @@ fn start(
     Ok(Start::Solve(Vec3A::from(goal)))
 }
 
-/// The chain's path shape and link plans: link `ci` (from the effector) is link `n − 1 − ci`
-/// (from the base), at path entry `2·(n − 1 − ci)`.
+/// The path shape and link plans of a chain of `n` links whose link `i` (from the base) is
+/// limited by `limit(i)`: link `ci` (from the effector) is link `n − 1 − ci`, at path entry
+/// `2·(n − 1 − ci)`.
 fn plan_chain(
-    links: &[CcdLink],
+    n: usize,
+    limit: impl Fn(usize) -> Option<RotationLimit>,
     params: &CcdParams,
     link_entry: &mut Vec<usize>,
     plans: &mut Vec<LinkPlan>,
 ) {
-    let n = links.len();
     link_entry.clear();
     link_entry.extend((0..n).map(|ci| 2 * (n - 1 - ci)));
     plans.clear();
     plans.extend((0..n).map(|ci| {
-        let limit = links[n - 1 - ci].limit.map(|l| (l.min(), l.max()));
+        let limit = limit(n - 1 - ci).map(|l| (l.min(), l.max()));
         LinkPlan::new(limit, params.unit_angle, ci)
     }));
 }

@@ -5,6 +5,7 @@ use glam::{Quat, Vec3, Vec3A};
 
 use super::lanes::next_iteration;
 use super::link::{LinkPlan, SolveAxis};
+use super::path::correction as correction_of;
 use super::wide::{Mask, Q4, V3};
 use super::wide_step::{compose_wide, step_wide, StepLanes, WidePose};
 use super::{finish, lay_out, plan_chain, start, CcdLink, CcdParams, PathPose, Pose, Start};
@@ -95,16 +96,13 @@ impl CcdBatch {
             pending: Vec::new(),
             block: Block::default(),
         };
-        let model: Vec<CcdLink> = limits
-            .iter()
-            .map(|&limit| CcdLink {
-                position: Vec3::ZERO,
-                rotation: Quat::IDENTITY,
-                local_rotation: Quat::IDENTITY,
-                limit,
-            })
-            .collect();
-        plan_chain(&model, &params, &mut batch.link_entry, &mut batch.plans);
+        plan_chain(
+            n,
+            |i| limits[i],
+            &params,
+            &mut batch.link_entry,
+            &mut batch.plans,
+        );
         batch
     }
 
@@ -429,8 +427,7 @@ fn solve_batch_body(batch: &mut CcdBatch) {
             let out = &mut corrections[j * n..(j + 1) * n];
             for (i, correction) in out.iter_mut().enumerate() {
                 let ci = n - 1 - i;
-                let (local, ik) = (block.animated[ci].lane(l), block.ik[ci].lane(l));
-                *correction = (local.inverse() * (ik * local)).normalize();
+                *correction = correction_of(block.animated[ci].lane(l), block.ik[ci].lane(l));
             }
             let job = &jobs[j];
             results[j] = finish(

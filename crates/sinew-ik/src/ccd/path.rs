@@ -37,6 +37,13 @@ fn carried_effector(
     }
 }
 
+/// A link's IK rotation `ik` as a correction of its local rotation without IK, `animated`
+/// (`local' = local × correction`).
+#[inline]
+pub(super) fn correction(animated: Quat, ik: Quat) -> Quat {
+    (animated.inverse() * (ik * animated)).normalize()
+}
+
 /// The buffers of [`PathLanes`]; they grow to the longest path seen, then never allocate.
 #[derive(Clone, Debug, Default)]
 pub struct PathScratch {
@@ -177,8 +184,7 @@ impl<const N: usize> PathLanes<'_, N> {
     /// local × correction`, what callers holding local poses apply).
     #[must_use]
     pub fn correction(&self, lane: usize, ci: usize) -> Quat {
-        let local = self.animated[ci * N + lane];
-        (local.inverse() * (self.ik(lane, ci) * local)).normalize()
+        correction(self.animated[ci * N + lane], self.ik(lane, ci))
     }
 
     /// The effector's position (the last entry's).
