@@ -247,13 +247,11 @@ impl MmdInstance {
     /// chain cannot reach still runs every iteration, as in MMD). Returns false, changing
     /// nothing, unless `distance` is finite and positive.
     pub fn set_ik_tolerance(&mut self, tolerance: Option<f32>) -> bool {
-        match tolerance {
-            Some(d) if !(d.is_finite() && d > 0.0) => false,
-            _ => {
-                self.ik_tolerance = tolerance;
-                true
-            }
+        let valid = sinew::instance::IkDriver::is_valid_tolerance(tolerance);
+        if valid {
+            self.ik_tolerance = tolerance;
         }
+        valid
     }
 
     /// The tolerance set by [`Self::set_ik_tolerance`] (`None`: MMD's rule).

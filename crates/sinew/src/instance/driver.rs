@@ -80,13 +80,18 @@ impl IkDriver {
     /// as satisfied) with `tolerance`; `None` restores the chains' own. Returns false,
     /// changing nothing, unless the value is finite and positive.
     pub fn set_tolerance(&mut self, tolerance: Option<f32>) -> bool {
-        match tolerance {
-            Some(d) if !(d.is_finite() && d > 0.0) => false,
-            _ => {
-                self.tolerance = tolerance;
-                true
-            }
+        let valid = Self::is_valid_tolerance(tolerance);
+        if valid {
+            self.tolerance = tolerance;
         }
+        valid
+    }
+
+    /// Whether [`Self::set_tolerance`] takes `tolerance`: `None`, or a finite positive
+    /// distance (the one rule for every IK tolerance override, MMD's included).
+    #[must_use]
+    pub fn is_valid_tolerance(tolerance: Option<f32>) -> bool {
+        tolerance.is_none_or(|d| d.is_finite() && d > 0.0)
     }
 
     /// The tolerance set by [`Self::set_tolerance`] (`None`: each chain's own).
