@@ -1,28 +1,39 @@
 //! The meshes of an animated model, deformed per frame: morph weights and world matrices of a
-//! frame in, skinned vertices out (through [`sinew_skin::Deformed`], buffers sized once).
+//! frame in, skinned vertices out. Each part is one of the library's [`CharacterMesh`]es with
+//! its own deformation buffers, so frames evaluated once can be skinned on any thread.
 
 use std::sync::Arc;
 
 use glam::Affine3A;
+use sinew::BoneId;
+use sinew_character::{CharacterMesh, CharacterModel, ModelKind};
 use sinew_skin::{Deformed, Mesh, SkinMode};
 
 use crate::error::CliError;
-use crate::source::Animator;
 
-/// One mesh and how it follows the skeleton.
+/// One mesh and its deformation buffers.
 #[derive(Clone)]
 pub struct Part {
+    /// The mesh and how it follows the skeleton.
+    pub source: CharacterMesh,
     /// The mesh (rest data, materials, morphs).
     pub mesh: Arc<Mesh>,
-    /// Per skin joint: its index in [`Posed::world`].
-    joints: Vec<usize>,
-    /// Per skin joint: its inverse bind matrix.
-    inverse_bind: Vec<Affine3A>,
     matrices: Vec<Affine3A>,
-    /// Where this mesh's morph weights start in [`Posed::morphs`].
-    morph_offset: usize,
+    weights: Vec<f32>,
     /// The deformed vertices of the last [`Meshes::update`].
     pub deformed: Deformed,
+}
+
+impl Part {
+    fn new(source: CharacterMesh) -> Self {
+        Self {
+            mesh: Arc::clone(&source.mesh),
+            matrices: vec![Affine3A::IDENTITY; source.joints.len()],
+            weights: vec![0.0; source.morph_slots.len()],
+            deformed: Deformed::new(&source.mesh),
+            source,
+        }
+    }
 }
 
 /// Every mesh of a model.
@@ -38,98 +49,53 @@ pub struct Meshes {
 }
 
 impl Meshes {
-    /// The meshes of the animated model (`None` when it has none).
-    pub fn of(anim: &Animator, mode: SkinMode) -> Result<Option<Self>, CliError> {
-        if let Some(meshes) = anim.gltf_meshes() {
-            if meshes.is_empty() {
-                return Ok(None);
-            }
-            let mut offset = 0;
-            let parts = meshes
-                .iter()
-                .map(|m| {
-                    let part = Part {
-                        mesh: Arc::clone(&m.mesh),
-                        joints: m.bones.iter().map(|b| b.index()).collect(),
-                        inverse_bind: m.inverse_bind.clone(),
-                        matrices: vec![Affine3A::IDENTITY; m.bones.len()],
-                        morph_offset: offset,
-                        deformed: Deformed::new(&m.mesh),
-                    };
-                    offset += m.default_weights.len();
-                    part
-                })
-                .collect();
-            return Ok(Some(Self {
-                parts,
-                mode,
-                mirror_z: false,
-                folder: anim.model_folder().to_path_buf(),
-            }));
+    /// The meshes of `model` (`None` when it has none).
+    pub fn of(model: &CharacterModel, mode: SkinMode) -> Option<Self> {
+        if model.meshes().iter().all(|m| m.mesh.positions.is_empty()) {
+            return None;
         }
-        let Some(model) = anim.mmd_model() else {
-            return Ok(None);
-        };
-        let mesh = Arc::clone(model.mesh());
-        if mesh.positions.is_empty() {
-            return Ok(None);
-        }
-        let part = Part {
-            joints: (0..model.bones().len()).collect(),
-            inverse_bind: model
-                .bones()
-                .iter()
-                .map(|b| Affine3A::from_translation(-b.position))
-                .collect(),
-            matrices: vec![Affine3A::IDENTITY; model.bones().len()],
-            morph_offset: 0,
-            deformed: Deformed::new(&mesh),
-            mesh,
-        };
-        Ok(Some(Self {
-            parts: vec![part],
+        Some(Self {
+            parts: model.meshes().iter().cloned().map(Part::new).collect(),
             mode,
-            mirror_z: true,
-            folder: anim.model_folder().to_path_buf(),
-        }))
+            mirror_z: model.kind() == ModelKind::Mmd,
+            folder: model.folder().to_path_buf(),
+        })
     }
 
     /// One mesh skinned to a whole skeleton (joint `i` = bone `i`, `inverse_bind` per bone).
     pub fn single(mesh: Arc<Mesh>, inverse_bind: Vec<Affine3A>, mirror_z: bool) -> Self {
-        let n = inverse_bind.len();
+        let source = CharacterMesh {
+            name: mesh.name.clone(),
+            skinned: true,
+            joints: (0..inverse_bind.len() as u16).map(BoneId::new).collect(),
+            inverse_bind: inverse_bind.into(),
+            morph_slots: (0..mesh.morphs.len()).collect(),
+            mesh,
+        };
         Self {
-            parts: vec![Part {
-                joints: (0..n).collect(),
-                inverse_bind,
-                matrices: vec![Affine3A::IDENTITY; n],
-                morph_offset: 0,
-                deformed: Deformed::new(&mesh),
-                mesh,
-            }],
+            parts: vec![Part::new(source)],
             mode: SkinMode::Linear,
             mirror_z,
             folder: std::path::PathBuf::from("."),
         }
     }
 
-    /// Deforms every mesh for world matrices `world` (the model's bone order) and morph
-    /// weights `morphs` (see [`Posed::morphs`]).
+    /// Deforms every mesh for world matrices `world` (the skeleton's order) and morph weights
+    /// `morphs` (one per character morph).
     pub fn update(&mut self, world: &[Affine3A], morphs: &[f32]) -> Result<(), CliError> {
         for part in &mut self.parts {
-            for ((m, &j), ib) in part
-                .matrices
-                .iter_mut()
-                .zip(&part.joints)
-                .zip(&part.inverse_bind)
-            {
-                let world = world.get(j).ok_or_else(|| {
-                    CliError::Internal(format!("skin joint {j} is not an evaluated bone"))
-                })?;
-                *m = *world * *ib;
+            if let Some(j) = part.source.joints.iter().find(|j| j.index() >= world.len()) {
+                return Err(CliError::Internal(format!(
+                    "skin joint {} is not an evaluated bone",
+                    j.index()
+                )));
             }
-            let morphs = morphs.get(part.morph_offset..).unwrap_or(&[]);
+            part.source.skin_matrices(world, &mut part.matrices);
+            for (w, &slot) in part.weights.iter_mut().zip(part.source.morph_slots.iter()) {
+                *w = morphs.get(slot).copied().unwrap_or(0.0);
+            }
             part.deformed
-                .update(&part.mesh, &part.matrices, morphs, self.mode)
+                .update(&part.mesh, &part.matrices, &part.weights, self.mode)
                 .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
         }
         Ok(())

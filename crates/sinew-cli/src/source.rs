@@ -1,150 +1,61 @@
-//! Loading what the commands animate — MMD models (PMX/PMD) with an optional VMD motion and
-//! rigid-body physics, and glTF models with their clips — behind one [`Animator`] that turns a
-//! frame index into world matrices and body circles.
-//!
-//! MMD models are evaluated by `MmdInstance`: through the generic `SkeletonInstance` when the
-//! model has no rule the generic definitions do not express (`MmdModel::generic_gaps`), else
-//! bone by bone. MMD
-//! physics (`source/physics.rs`) follows `crates/sinew-physics/tests/mmd_soak.rs`: the pose
-//! goes into a generic `SkeletonInstance` whose `Model` holds only the physics table, the
-//! `Ragdoll` steps (MMD units: gravity −98, teleport distance 20) and the simulated pose comes
-//! back (before the after-physics bones).
-
-mod physics;
-
-pub use physics::{BodyOutline, MmdPhysics};
+//! What the commands animate — any model the library reads (PMX, PMD, glTF) with a VMD
+//! motion, a glTF clip or a pose file, physics on or off — behind one [`Animator`] that turns a
+//! frame index into world matrices (the skeleton's order), body outlines and morph weights.
+//! The evaluation is the library's [`Character`]: the CLI writes no glue of its own.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use glam::{Affine3A, Vec3};
-use sinew::skeleton::NO_PARENT;
-use sinew::Transform;
-use sinew_gltf::{GltfMesh, GltfModel, JointSampler, LoadOptions};
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
+use glam::{Affine3A, Quat, Vec3};
+use sinew::dynamics::{BodyMode, Shape};
+use sinew_character::{Character, CharacterError, CharacterModel, PoseFile};
 
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
 
+pub use sinew_character::ModelKind;
+
 /// MMD motions are keyed at 30 frames per second.
 pub const MMD_FPS: f32 = 30.0;
 
-/// Which reader a model file needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModelKind {
-    /// PMX or PMD.
-    Mmd,
-    /// `.gltf` or `.glb`.
-    Gltf,
+/// The CLI's error for a library error about `context` (the file or flag it concerns, when
+/// the error does not name its own file).
+pub fn character_error(e: CharacterError, context: &Path) -> CliError {
+    match e {
+        CharacterError::InFile { path, error } => bad_input(&path, error),
+        e if e.is_input() => bad_input(context, e),
+        e => CliError::Internal(e.to_string()),
+    }
 }
 
 /// Decides the reader by extension, then by magic bytes; an unknown file is an input error.
 pub fn kind_of(path: &Path) -> Result<ModelKind, CliError> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("pmx" | "pmd") => return Ok(ModelKind::Mmd),
-        Some("glb" | "gltf") => return Ok(ModelKind::Gltf),
-        _ => {}
-    }
+    sinew_character::kind_of(path).map_err(|e| character_error(e, path))
+}
+
+/// Loads any model the library reads.
+pub fn load_model(path: &Path) -> Result<Arc<CharacterModel>, CliError> {
+    CharacterModel::load(path).map_err(|e| character_error(e, path))
+}
+
+/// Loads a pose / IK-target file.
+pub fn load_pose(path: &Path) -> Result<PoseFile, CliError> {
     let bytes = read_file(path)?;
-    if bytes.starts_with(b"PMX ") || bytes.starts_with(b"Pmd") {
-        Ok(ModelKind::Mmd)
-    } else if bytes.starts_with(b"glTF") || bytes.trim_ascii_start().starts_with(b"{") {
-        Ok(ModelKind::Gltf)
-    } else {
-        Err(bad_input(
-            path,
-            "not a PMX, PMD, glTF or GLB model (unknown extension and magic bytes)",
-        ))
-    }
+    let text =
+        std::str::from_utf8(&bytes).map_err(|e| bad_input(path, format!("not UTF-8: {e}")))?;
+    PoseFile::from_json(text).map_err(|e| bad_input(path, e))
 }
 
-/// Loads a PMX/PMD model.
-pub fn load_mmd(path: &Path) -> Result<Arc<MmdModel>, CliError> {
-    let bytes = read_file(path)?;
-    Ok(Arc::new(
-        MmdModel::from_bytes(&bytes).map_err(|e| bad_input(path, e))?,
-    ))
-}
-
-/// Loads a glTF/GLB model.
-pub fn load_gltf(path: &Path) -> Result<GltfModel, CliError> {
-    load_gltf_with(path, LoadOptions::default())
-}
-
-/// Loads a glTF/GLB model with options.
-pub fn load_gltf_with(path: &Path, options: LoadOptions) -> Result<GltfModel, CliError> {
-    if let Err(e) = std::fs::metadata(path) {
-        return Err(bad_input(path, format!("cannot read: {e}")));
-    }
-    GltfModel::load_with(path, options).map_err(|e| match e {
-        sinew_gltf::GltfError::Io { source, .. } => {
-            bad_input(path, format!("cannot read: {source}"))
-        }
-        e => bad_input(path, e),
-    })
-}
-
-/// Loads a VMD motion for `model` and warns about bones the model lacks.
-pub fn load_motion(path: &Path, model: &Arc<MmdModel>) -> Result<MotionPlayer, CliError> {
-    let vmd = Vmd::parse(&read_file(path)?).map_err(|e| bad_input(path, e))?;
-    let motion = MmdMotion::from_vmd(&vmd, Some(model)).map_err(|e| bad_input(path, e))?;
-    let player = MotionPlayer::new(Arc::new(motion), model);
-    if !player.unmatched_bones().is_empty() {
-        eprintln!(
-            "sinew: warning: {}: {} motion bones are not in the model",
-            path.display(),
-            player.unmatched_bones().len()
-        );
-    }
-    Ok(player)
-}
-
-/// One evaluated frame: world matrices (in the order of [`Animator::parents`]) and bodies.
+/// One evaluated frame: world matrices (the skeleton's order, [`Animator::parents`]), bodies,
+/// morph weights (one per character morph, after MMD's group expansion).
 #[derive(Clone, Debug, Default)]
 pub struct Posed {
     /// World matrices.
     pub world: Vec<Affine3A>,
-    /// Rigid bodies.
+    /// Rigid bodies (physics on).
     pub bodies: Vec<BodyOutline>,
-    /// Morph weights: MMD models, one per morph after group expansion; glTF models, every
-    /// skinned mesh's targets one mesh after another (the order of [`Animator::gltf_meshes`]).
+    /// Morph weights.
     pub morphs: Vec<f32>,
-}
-
-enum Inner {
-    Mmd {
-        /// The animated input (motion, morphs, IK toggles) and the evaluation: through the
-        /// generic `SkeletonInstance` when the model has no `GenericGap`, else bone by bone.
-        inst: Box<MmdInstance>,
-        player: Option<Box<MotionPlayer>>,
-        physics: Option<Box<MmdPhysics>>,
-        locals: Vec<Transform>,
-    },
-    Gltf {
-        sampler: Box<JointSampler>,
-        physics: Option<Box<MmdPhysics>>,
-        /// The skinned meshes (their morph weights are sampled every frame).
-        meshes: Arc<Vec<GltfMesh>>,
-    },
-}
-
-/// A model plus what moves it, evaluated frame by frame in increasing order.
-pub struct Animator {
-    inner: Inner,
-    folder: PathBuf,
-    parents: Vec<u16>,
-    fps: f32,
-    next: u32,
-    /// Length of the motion or clip in seconds (0 for a static model).
-    pub duration: f32,
-    /// Bones.
-    pub bone_count: usize,
-    /// A one-line description for reports.
-    pub description: String,
 }
 
 /// What to animate.
@@ -156,16 +67,34 @@ pub struct AnimSpec {
     pub motion: Option<PathBuf>,
     /// The clip index (glTF models).
     pub clip: Option<usize>,
+    /// A pose / IK-target file (any model): its bones replace the motion, its targets are
+    /// set on the chains.
+    pub pose: Option<PathBuf>,
     /// Simulate rigid bodies.
     pub physics: bool,
+    /// For glTF physics: the bones whose subtrees hang under physics (default: the model's
+    /// hair, tail, skirt … chains, by name).
+    pub dynamic: Vec<String>,
     /// Frames per second of the evaluation.
     pub fps: f32,
 }
 
-fn folder_of(model: &Path) -> PathBuf {
-    model
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+/// A model plus what moves it, evaluated frame by frame in increasing order.
+pub struct Animator {
+    character: Character,
+    /// The model file (errors name it).
+    path: PathBuf,
+    /// Per definition body: shape, size, simulated.
+    shapes: Vec<(Shape, Vec3, bool)>,
+    parents: Vec<u16>,
+    fps: f32,
+    next: u32,
+    /// Length of the motion or clip in seconds (0 for a static model).
+    pub duration: f32,
+    /// Bones.
+    pub bone_count: usize,
+    /// A one-line description for reports.
+    pub description: String,
 }
 
 fn input(flag: &str, message: impl std::fmt::Display) -> CliError {
@@ -181,180 +110,116 @@ impl Animator {
                 format!("must be within 1..=240, got {}", spec.fps),
             ));
         }
-        match kind_of(&spec.model)? {
-            ModelKind::Mmd => Self::mmd(spec),
-            ModelKind::Gltf => Self::gltf(spec),
-        }
-    }
-
-    fn mmd(spec: &AnimSpec) -> Result<Self, CliError> {
-        if spec.clip.is_some() {
-            return Err(input(
-                "--clip",
-                "is for glTF models; MMD models take --motion",
-            ));
-        }
-        let model = load_mmd(&spec.model)?;
-        let player = spec
-            .motion
-            .as_ref()
-            .map(|m| load_motion(m, &model).map(Box::new))
-            .transpose()?;
-        let physics = if spec.physics {
-            Some(Box::new(MmdPhysics::new(&model, &spec.model)?))
-        } else {
-            None
-        };
-        let duration = player
-            .as_ref()
-            .map_or(0.0, |p| p.motion().last_frame as f32 / MMD_FPS);
-        let parents = model
-            .bones()
-            .iter()
-            .map(|b| b.parent.map_or(NO_PARENT, |p| p as u16))
-            .collect();
-        let description = format!(
-            "MMD model \"{}\", {} bones, {} rigid bodies{}",
-            model.name(),
-            model.bones().len(),
-            model.rigid_bodies().len(),
-            player.as_ref().map_or(String::new(), |p| format!(
-                ", motion of {} frames",
-                p.motion().last_frame + 1
-            ))
-        );
-        Ok(Self {
-            folder: folder_of(&spec.model),
-            bone_count: model.bones().len(),
-            inner: Inner::Mmd {
-                locals: vec![Transform::IDENTITY; model.skeleton().len()],
-                inst: Box::new({
-                    let mut inst = MmdInstance::new(Arc::clone(&model));
-                    inst.set_physics_active(physics.is_some());
-                    inst
-                }),
-                player,
-                physics,
-            },
-            parents,
-            fps: spec.fps,
-            next: 0,
-            duration,
-            description,
-        })
-    }
-
-    fn gltf(spec: &AnimSpec) -> Result<Self, CliError> {
-        if spec.motion.is_some() {
-            return Err(input(
-                "--motion",
-                "is for MMD models; glTF models take --clip",
-            ));
-        }
-        let model = load_gltf(&spec.model)?;
-        let clip = spec.clip.unwrap_or(0);
-        let rest_only = model.clips().is_empty() && spec.clip.is_none();
-        let sampler = if rest_only {
-            // No animation: the rest pose, as one frame (an empty clip of duration 0).
-            let rest = sinew::anim::Clip::builder("rest pose")
-                .build()
-                .map_err(|e| CliError::Internal(e.to_string()))?;
-            JointSampler::for_clip(&model, rest)
-        } else {
-            JointSampler::new(&model, clip).map_err(|e| input("--clip", e))?
-        };
-        let physics = if spec.physics {
-            let table = model.model().dynamics().physics();
-            if table.bodies().is_empty() || table.profile_required() {
-                return Err(bad_input(
-                    &spec.model,
-                    "--physics: glTF files carry no physics table; the mounted one holds candidates only (enable some with a sinew_gltf::Profile in code)",
-                ));
+        let mut model = load_model(&spec.model)?;
+        let pose = spec.pose.as_deref().map(load_pose).transpose()?;
+        if let (Some(pose), Some(path)) = (&pose, &spec.pose) {
+            if !pose.chains.is_empty() {
+                model = model
+                    .with_ik_chains(&pose.chains)
+                    .map_err(|e| bad_input(path, e))?;
             }
-            Some(Box::new(MmdPhysics::from_model(
-                model.model(),
-                &spec.model,
-                Vec3::new(0.0, -9.8, 0.0),
-                2.0,
-            )?))
-        } else {
-            None
+        }
+        let mut character = Character::new(&model);
+        let kind = model.kind();
+        let what = match (kind, &spec.motion, spec.clip) {
+            (ModelKind::Gltf, Some(_), _) => {
+                return Err(input(
+                    "--motion",
+                    "is for MMD models; glTF models take --clip",
+                ))
+            }
+            (ModelKind::Mmd, _, Some(_)) => {
+                return Err(input(
+                    "--clip",
+                    "is for glTF models; MMD models take --motion",
+                ))
+            }
+            (_, Some(m), _) => {
+                let motion = model.load_motion(m).map_err(|e| character_error(e, m))?;
+                character.play(&motion);
+                let layer = character.layers().next().map(|l| l.0);
+                if let Some((bones, _)) = layer.and_then(|l| character.unmatched(l)) {
+                    if !bones.is_empty() {
+                        eprintln!(
+                            "sinew: warning: {}: {} motion bones are not in the model",
+                            m.display(),
+                            bones.len()
+                        );
+                    }
+                }
+                format!(
+                    ", motion of {} frames",
+                    (motion.duration() * MMD_FPS).round() as u32 + 1
+                )
+            }
+            (_, None, clip) if !model.clips().is_empty() || clip.is_some() => {
+                let index = clip.unwrap_or(0);
+                let motion = model.clip(index).map_err(|e| input("--clip", e))?.clone();
+                character.play(&motion);
+                format!(", clip {index} ({:.2} s)", motion.duration())
+            }
+            _ => ", rest pose (no animation)".to_owned(),
         };
-        let duration = sampler.clip().duration();
-        let parents = model.skeleton().parent_indices().to_vec();
-        let meshes = Arc::new(
-            model
-                .meshes()
-                .map_err(|e| bad_input(&spec.model, format!("meshes: {e}")))?,
-        );
-        let description = if rest_only {
-            format!(
-                "glTF model, {} bones, rest pose (no animation)",
-                model.skeleton().len()
-            )
-        } else {
-            format!(
-                "glTF model, {} bones, clip {clip} ({:.2} s)",
-                model.skeleton().len(),
-                duration
-            )
+        if let (Some(p), Some(pose)) = (&spec.pose, &pose) {
+            if !pose.bones.is_empty() {
+                character.play(&pose.to_motion().map_err(|e| bad_input(p, e))?);
+            }
+            pose.apply_targets(&mut character)
+                .map_err(|e| bad_input(p, e))?;
+        }
+        if spec.physics {
+            enable_physics(&mut character, &spec.model, &spec.dynamic)?;
+        }
+        let shapes = (model.model().dynamics().physics().bodies().iter())
+            .map(|b| {
+                let d = b.desc();
+                (
+                    d.shape,
+                    d.size.abs(),
+                    d.mode != BodyMode::Kinematic && d.mass > 0.0,
+                )
+            })
+            .collect();
+        let duration = character.end_time();
+        let bone_count = model.skeleton().len();
+        let description = match kind {
+            ModelKind::Mmd => {
+                let (mmd, _) = model.mmd().expect("an MMD model");
+                format!(
+                    "MMD model \"{}\", {} bones, {} rigid bodies{what}",
+                    mmd.name(),
+                    bone_count,
+                    mmd.rigid_bodies().len()
+                )
+            }
+            _ => format!("glTF model, {bone_count} bones{what}"),
         };
         Ok(Self {
-            folder: folder_of(&spec.model),
-            bone_count: model.skeleton().len(),
-            inner: Inner::Gltf {
-                sampler: Box::new(sampler),
-                physics,
-                meshes,
-            },
-            parents,
+            parents: model.skeleton().parent_indices().to_vec(),
+            character,
+            path: spec.model.clone(),
+            shapes,
             fps: spec.fps,
             next: 0,
             duration,
+            bone_count,
             description,
         })
     }
-}
 
-impl Animator {
-    /// Parent of every bone (in the order of [`Posed::world`]), [`NO_PARENT`] for roots.
+    /// The character, writable.
+    pub fn character_mut(&mut self) -> &mut Character {
+        &mut self.character
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Arc<CharacterModel> {
+        self.character.model()
+    }
+
+    /// Parent of every bone (in the order of [`Posed::world`]), `NO_PARENT` for roots.
     pub fn parents(&self) -> &[u16] {
         &self.parents
-    }
-
-    /// The local transforms of the last evaluated frame (skeleton order) when the model is a
-    /// glTF sampled without physics: exact even where a world matrix is singular (a joint
-    /// scaled to zero), where locals recovered from world matrices are not.
-    pub fn gltf_locals(&self) -> Option<&[Transform]> {
-        match &self.inner {
-            Inner::Gltf {
-                sampler,
-                physics: None,
-                ..
-            } => Some(sampler.locals()),
-            _ => None,
-        }
-    }
-
-    /// The folder of the model file (textures are found relative to it).
-    pub fn model_folder(&self) -> &Path {
-        &self.folder
-    }
-
-    /// The MMD model, when the animated model is one.
-    pub fn mmd_model(&self) -> Option<&Arc<MmdModel>> {
-        match &self.inner {
-            Inner::Mmd { inst, .. } => Some(inst.model()),
-            Inner::Gltf { .. } => None,
-        }
-    }
-
-    /// The glTF model's skinned meshes (empty for MMD models, whose mesh is the model's).
-    pub fn gltf_meshes(&self) -> Option<&Arc<Vec<GltfMesh>>> {
-        match &self.inner {
-            Inner::Gltf { meshes, .. } => Some(meshes),
-            Inner::Mmd { .. } => None,
-        }
     }
 
     /// Frames per second.
@@ -364,16 +229,7 @@ impl Animator {
 
     /// Whether frames must be evaluated in order from 0 (physics is on).
     pub fn sequential(&self) -> bool {
-        matches!(
-            &self.inner,
-            Inner::Mmd {
-                physics: Some(_),
-                ..
-            } | Inner::Gltf {
-                physics: Some(_),
-                ..
-            }
-        )
+        self.character.is_physics_enabled()
     }
 
     /// Evaluates frame `index` (time `index / fps`). With physics every frame from the last
@@ -392,66 +248,125 @@ impl Animator {
             }
             self.next = index + 1;
         }
-        self.step(index)
+        self.step(index)?;
+        Ok(Posed {
+            world: self.character.world().to_vec(),
+            bodies: self.bodies(),
+            morphs: self.character.morph_weights().to_vec(),
+        })
     }
 
-    fn step(&mut self, index: u32) -> Result<Posed, CliError> {
-        let dt = 1.0 / self.fps;
-        let time = index as f32 * dt;
-        match &mut self.inner {
-            Inner::Mmd {
-                inst,
-                player,
-                physics,
-                locals,
-            } => {
-                if let Some(p) = player.as_mut() {
-                    p.apply(index as f32 * MMD_FPS / self.fps, inst);
-                }
-                let mut bodies = Vec::new();
-                inst.evaluate_before_physics(EvalOptions::default());
-                if let Some(ph) = physics.as_mut() {
-                    inst.write_locals(locals);
-                    ph.input_mut().copy_from_slice(locals);
-                    inst.set_world_from_skeleton_order(ph.step(dt)?);
-                    bodies = ph.bodies();
-                }
-                inst.evaluate_after_physics();
-                Ok(Posed {
-                    world: inst.world().to_vec(),
-                    bodies,
-                    morphs: inst.effective_morph_weights().to_vec(),
+    /// Evaluates the model at `time` seconds. With physics the simulation advances from the
+    /// last evaluated time in steps of at most `1 / fps` (times must not go back).
+    pub fn at(&mut self, time: f32) -> Result<Posed, CliError> {
+        let fail = |e| character_error(e, &self.path);
+        if self.sequential() {
+            let mut now = self.character.time();
+            if self.next == 0 {
+                self.character.update(0.0, 0.0).map_err(fail)?;
+                self.next = 1;
+                now = 0.0;
+            }
+            if time < now {
+                return Err(CliError::Internal(format!(
+                    "physics times out of order ({time} after {now})"
+                )));
+            }
+            while now < time {
+                let next = (now + 1.0 / self.fps).min(time);
+                self.character.update(next, next - now).map_err(fail)?;
+                now = next;
+            }
+        } else {
+            self.character.seek(time).map_err(fail)?;
+        }
+        Ok(Posed {
+            world: self.character.world().to_vec(),
+            bodies: self.bodies(),
+            morphs: self.character.morph_weights().to_vec(),
+        })
+    }
+
+    fn step(&mut self, index: u32) -> Result<(), CliError> {
+        self.character
+            .update(index as f32 / self.fps, 1.0 / self.fps)
+            .map_err(|e| character_error(e, &self.path))
+    }
+
+    /// Every simulated body's outline, the character's evaluation space (empty with physics
+    /// off).
+    fn bodies(&self) -> Vec<BodyOutline> {
+        let Some(ragdoll) = self.character.ragdoll().filter(|_| self.sequential()) else {
+            return Vec::new();
+        };
+        (self.shapes.iter().enumerate())
+            .filter_map(|(i, &(shape, size, simulated))| {
+                let (center, rotation) = ragdoll.body_pose(i)?;
+                Some(BodyOutline {
+                    shape,
+                    size,
+                    center,
+                    rotation,
+                    simulated,
                 })
-            }
-            Inner::Gltf {
-                sampler,
-                physics,
-                meshes,
-            } => {
-                sampler.sample(time);
-                let mut morphs = Vec::new();
-                for m in meshes.iter() {
-                    let at = morphs.len();
-                    morphs.resize(at + m.default_weights.len(), 0.0);
-                    sampler.weights(m, &mut morphs[at..]);
-                }
-                match physics.as_mut() {
-                    Some(ph) => {
-                        ph.input_mut().copy_from_slice(sampler.locals());
-                        let world = ph.step(dt)?.to_vec();
-                        Ok(Posed {
-                            world,
-                            bodies: ph.bodies(),
-                            morphs,
-                        })
-                    }
-                    None => Ok(Posed {
-                        world: sampler.world().to_vec(),
-                        bodies: Vec::new(),
-                        morphs,
-                    }),
-                }
-            }
+            })
+            .collect()
+    }
+}
+
+/// Turns physics on: MMD models with their own table; glTF models with a profile over the
+/// reader's candidates (the subtrees of `dynamic`, or by default the chains whose names say
+/// hair, tail, skirt …).
+pub fn enable_physics(
+    character: &mut Character,
+    model_path: &Path,
+    dynamic: &[String],
+) -> Result<(), CliError> {
+    let model = Arc::clone(character.model());
+    let table = model.model().dynamics().physics();
+    if table.bodies().is_empty() {
+        return Err(bad_input(
+            model_path,
+            "--physics: the model has no rigid bodies",
+        ));
+    }
+    if !table.profile_required() {
+        return character
+            .enable_physics()
+            .map_err(|e| bad_input(model_path, format!("--physics: {e}")));
+    }
+    let mut settings = model.physics_settings().clone();
+    let profile = sinew_character::chain_profile(&model, dynamic)
+        .map_err(|e| bad_input(model_path, format!("--physics: {e}")))?;
+    settings.options.profile = Some(profile);
+    character
+        .enable_physics_with(&settings)
+        .map_err(|e| bad_input(model_path, format!("--physics: {e}")))
+}
+
+/// A rigid body as drawn: its shape at its simulated pose.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyOutline {
+    /// Sphere, box or capsule.
+    pub shape: Shape,
+    /// Radius (x) / half extents / radius and cylinder height (x, y), model units.
+    pub size: Vec3,
+    /// Centre.
+    pub center: Vec3,
+    /// Orientation.
+    pub rotation: Quat,
+    /// Simulated (dynamic) rather than following its bone.
+    pub simulated: bool,
+}
+
+impl BodyOutline {
+    /// Radius of a sphere around the centre that holds the body.
+    #[must_use]
+    pub fn reach(&self) -> f32 {
+        match self.shape {
+            Shape::Sphere => self.size.x,
+            Shape::Box => self.size.length(),
+            Shape::Capsule => self.size.x + self.size.y * 0.5,
         }
     }
 }

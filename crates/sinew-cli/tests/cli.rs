@@ -808,19 +808,19 @@ fn bake_mmd_reimports_as_the_runtime_pose_in_metres() {
     assert_eq!(glb.clips().len(), 1);
     let mut sampler = sinew_gltf::JointSampler::new(&glb, 0).unwrap();
     // The MMD runtime, converted to glTF metres.
-    let mmd = Arc::new(sinew_mmd::MmdModel::from_bytes(&std::fs::read(&miku).unwrap()).unwrap());
-    let vmd = sinew_mmd::Vmd::parse(&std::fs::read(&vmd_path).unwrap()).unwrap();
-    let motion = Arc::new(sinew_mmd::MmdMotion::from_vmd(&vmd, Some(&mmd)).unwrap());
-    let mut player = sinew_mmd::MotionPlayer::new(motion, &mmd);
-    let mut inst = sinew_mmd::MmdInstance::new(Arc::clone(&mmd));
+    let model = sinew_character::CharacterModel::load(&miku).unwrap();
+    let mmd = Arc::clone(model.mmd().unwrap().0);
+    let motion = model.load_motion(&vmd_path).unwrap();
+    let mut character = sinew_character::Character::new(&model);
+    character.play(&motion);
     let mut worst = 0.0f32;
     let mut at = String::new();
     // 16 frames baked (0..=15); the last key sits at the clip end, which wraps to 0.
     for frame in 0..15u32 {
-        player.apply(frame as f32, &mut inst);
-        inst.evaluate(sinew_mmd::EvalOptions::default());
+        character.seek(frame as f32 / 30.0).unwrap();
+        let file_world = model.to_source_order(character.world());
         let world = sampler.sample(frame as f32 / 30.0).to_vec();
-        for (i, w) in inst.world().iter().enumerate() {
+        for (i, w) in file_world.iter().enumerate() {
             let bone = glb.node_to_bone()[i].expect("every node is a joint");
             let (_, r, t) = w.to_scale_rotation_translation();
             let want_t = Vec3::new(t.x, t.y, -t.z) * 0.08;

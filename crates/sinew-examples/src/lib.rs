@@ -5,14 +5,14 @@
 //!
 //! | example | shows |
 //! |---|---|
-//! | `mmd_skin_matrices` | MMD model + motion → `MmdInstance` → `RigState` locals → skin matrices |
+//! | `character` | a model (miku_v2, or any `.pmx`/`.pmd`/`.glb` given) playing its motion with physics through one `Character`: a skinned vertex, world and skin matrices |
 //! | `gltf_ik_targets` | a glTF skeleton with a two-bone chain added, an IK target, residuals |
 //! | `custom_reader` | a `SkeletonDynamicsReader` for a home-made text format |
 //! | `props_and_limbs` | the humanoid holding the demo rifle (loaded from a `.gltf` scene), one line per limb |
 //! | `physics_on_off` | one second of the humanoid with and without the ragdoll |
 //! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
 //! | `soa_crowd_pipeline` | `SoaPose`: a few characters sampled, cross-faded and evaluated per frame; same bits as the `[Transform]` path |
-//! | `mmd_instance_bytes` | bytes per MMD instance and of the evaluation plan its model shares |
+//! | `character_bytes` | bytes per MMD character (staged, bone by bone, with physics, skinned) |
 //! | `instance_goals` | goals on a walking humanoid's arms: two recoils adding up, a reach and a look-at resolved by the default and the strict-priority arbiter, residuals |
 //!
 //! Examples that need the shared assets look in `<CARGO_MANIFEST_DIR>/../../../shared/assets`

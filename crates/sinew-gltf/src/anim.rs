@@ -8,8 +8,8 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation as GInterp, Property};
 use sinew::anim::{
-    sample, BoneTrack, Clip, ClipBinding, FloatTrack, Interpolation, SampleCache, Track,
-    TrackValue, Untracked, Wrap,
+    sample, BoneTrack, Clip, ClipBinding, FloatTrack, SampleCache, Track, TrackValue, Untracked,
+    Wrap,
 };
 use sinew::pose::local_to_world;
 use sinew::{BoneId, Skeleton, Transform};
@@ -26,10 +26,13 @@ const NORMALIZED: [DataType; 5] = [
 ];
 
 /// Splits glTF sampler output (interleaved in-tangent, value, out-tangent per key for cubic
-/// splines) into a track.
+/// splines) into a track. `LINEAR` rotations interpolate spherically
+/// ([`Interpolation::Slerp`](sinew::anim::Interpolation::Slerp)), as the glTF specification
+/// and three.js do.
 fn make_track<T: TrackValue>(interpolation: GInterp, times: Vec<f32>, values: Vec<T>) -> Track<T> {
     match interpolation {
         GInterp::Step => Track::step(times, values),
+        GInterp::Linear if T::IS_ROTATION => Track::slerp(times, values),
         GInterp::Linear => Track::linear(times, values),
         GInterp::CubicSpline => {
             let n = values.len() / 3;
@@ -246,20 +249,16 @@ pub struct JointWorld {
 /// matrices relative to the scene root. Holds the binding, the sampling cache and the
 /// buffers, so repeated sampling does not allocate.
 ///
-/// Sampling is sinew's ([`sinew::anim::sample`]) with one glTF-specific step: `LINEAR`
-/// rotation tracks are re-evaluated with spherical interpolation (slerp, three.js's
-/// `slerpFlat` formula), which the glTF specification and three.js use, where sinew's fast
-/// path uses nlerp (the two differ inside a segment, by ~0.05° for 30° steps). Time wraps
-/// modulo the clip duration (three.js `LoopRepeat`). When the model was loaded without
-/// rotation normalisation, the slerp result is not normalised either (three.js behaviour).
+/// Sampling is sinew's one sampler ([`sinew::anim::sample`], what every character runs): the
+/// reader makes `LINEAR` rotations [`Interpolation::Slerp`](sinew::anim::Interpolation::Slerp) tracks, so they interpolate
+/// spherically as the glTF specification and three.js do. Time wraps modulo the clip duration
+/// (three.js `LoopRepeat`).
 #[derive(Debug)]
 pub struct JointSampler {
     skeleton: Arc<Skeleton>,
     clip: Arc<Clip>,
     binding: ClipBinding,
     cache: SampleCache,
-    slerp: Vec<(usize, BoneId)>,
-    normalize: bool,
     joints: Vec<(usize, BoneId)>,
     locals: Vec<Transform>,
     world: Vec<Affine3A>,
@@ -287,23 +286,10 @@ impl JointSampler {
     pub fn for_clip(model: &GltfModel, clip: Arc<Clip>) -> Self {
         let skeleton = Arc::clone(model.skeleton());
         let binding = ClipBinding::new(&clip, &skeleton);
-        let slerp = clip
-            .bone_tracks()
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| {
-                t.rotation
-                    .as_ref()
-                    .is_some_and(|r| r.interpolation() == Interpolation::Linear)
-            })
-            .filter_map(|(i, t)| skeleton.find(&t.name).map(|b| (i, b)))
-            .collect();
         let n = skeleton.len();
         Self {
             cache: SampleCache::for_binding(&binding),
             binding,
-            slerp,
-            normalize: model.options().normalize_rotations,
             joints: model.joint_bones(),
             locals: skeleton.rest_pose().to_vec(),
             world: vec![Affine3A::IDENTITY; n],
@@ -345,12 +331,6 @@ impl JointSampler {
                 time,
                 &mut self.floats,
             );
-        }
-        let lt = self.clip.local_time(time);
-        for &(track, bone) in &self.slerp {
-            if let Some(r) = &self.clip.bone_tracks()[track].rotation {
-                self.locals[bone.index()].rotation = slerp_track(r, lt, self.normalize);
-            }
         }
         local_to_world(
             self.skeleton.parent_indices(),
@@ -407,57 +387,4 @@ impl JointSampler {
             })
             .collect()
     }
-}
-
-/// Slerp evaluation of a linear rotation track at clip-local time `t` (three.js
-/// `QuaternionLinearInterpolant`: holds the end values outside the keys, returns keys as they
-/// are at key times).
-fn slerp_track(track: &Track<Quat>, t: f32, normalize: bool) -> Quat {
-    let times = track.times();
-    let values = track.values();
-    let k = times.partition_point(|&x| x <= t);
-    if k == 0 {
-        return values[0];
-    }
-    if k >= times.len() {
-        return values[times.len() - 1];
-    }
-    let (t0, t1) = (times[k - 1], times[k]);
-    let s = (t - t0) / (t1 - t0);
-    let q = slerp_flat(values[k - 1], values[k], s);
-    if normalize {
-        q.normalize()
-    } else {
-        q
-    }
-}
-
-/// three.js `Quaternion.slerpFlat` in `f64`: shortest-path slerp that falls back to a
-/// normalised lerp for nearly equal rotations and does not normalise otherwise.
-fn slerp_flat(a: Quat, b: Quat, t: f32) -> Quat {
-    if t == 0.0 {
-        return a;
-    }
-    if t == 1.0 {
-        return b;
-    }
-    let (a, b, t) = (a.as_dquat(), b.as_dquat(), f64::from(t));
-    if a == b {
-        return a.as_quat();
-    }
-    let mut s = 1.0 - t;
-    let mut u = t;
-    let cos = a.dot(b);
-    let dir = if cos >= 0.0 { 1.0 } else { -1.0 };
-    let sqr_sin = 1.0 - cos * cos;
-    let lerp = sqr_sin <= f64::EPSILON;
-    if !lerp {
-        let sin = sqr_sin.sqrt();
-        let len = sin.atan2(cos * dir);
-        s = (s * len).sin() / sin;
-        u = (u * len).sin() / sin;
-    }
-    let v = glam::DVec4::from(a) * s + glam::DVec4::from(b) * (u * dir);
-    let v = if lerp { v.normalize() } else { v };
-    glam::DQuat::from_vec4(v).as_quat()
 }

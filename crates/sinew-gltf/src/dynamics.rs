@@ -1,4 +1,4 @@
-//! Physics candidates for glTF skeletons and the profile that enables them.
+//! Physics candidates for glTF skeletons (a `sinew_physics::Profile` enables them).
 
 use glam::{Quat, Vec3};
 use sinew::dynamics::{
@@ -21,8 +21,8 @@ pub const MIN_BONE_LENGTH: f32 = 1e-6;
 /// One generated physics candidate: a capsule along a skin bone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
-    /// Candidate index: the index of its body in the candidate table, and what a
-    /// [`Profile`] refers to.
+    /// Candidate index: the index of its body in the candidate table, and what a profile
+    /// (`sinew_physics::Profile`) refers to.
     pub index: usize,
     /// The bone's node.
     pub node: usize,
@@ -42,7 +42,8 @@ pub struct Candidate {
 ///   `max(length − 2·radius, 0)` so the capsule spans the bone, centred on the bone's midpoint
 ///   and oriented with its local Y along the bone; kinematic, mass 1, group 0, no collision
 ///   mask; bodies are named after their bones;
-/// * the table has `profile_required = true` (it cannot be enabled without a [`Profile`]),
+/// * the table has `profile_required = true` (it cannot be enabled without a profile,
+///   `sinew_physics::Profile`, which picks bodies and modes and may add joints),
 ///   `affine_writeback = true`, unit scale 1, radius scale 1, every skin joint as a bind-pose
 ///   follower, and no joints;
 /// * no IK chain is guessed or created.
@@ -153,144 +154,5 @@ impl SkeletonDynamicsReader<GltfModel> for GltfSkeletonDynamicsReader {
         let physics = Self::table(source, |n| builder.bone(n))?;
         builder.physics(physics);
         Ok(())
-    }
-}
-
-/// One enabled candidate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProfileBody {
-    /// Candidate index (node order, see [`GltfSkeletonDynamicsReader::candidates`]).
-    pub candidate: usize,
-    /// How the body moves and writes back.
-    pub mode: BodyMode,
-}
-
-/// Which glTF physics candidates become bodies, how they move, and how thick the generated
-/// capsules are. Required to enable a candidate table (`profile_required = true`).
-#[derive(Clone, Debug, PartialEq)]
-#[must_use = "a profile does nothing until applied"]
-pub struct Profile {
-    /// Enabled candidates, each at most once.
-    pub bodies: Vec<ProfileBody>,
-    /// Multiplies the generated capsule radii; finite and positive (default 1).
-    pub radius_scale: f32,
-}
-
-impl Default for Profile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Why a [`Profile`] cannot be applied.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ProfileError {
-    /// A candidate index past the table.
-    #[error("profile enables candidate {index}, but there are {count} candidates")]
-    UnknownCandidate {
-        /// The index given.
-        index: usize,
-        /// Number of candidates.
-        count: usize,
-    },
-    /// A candidate listed twice.
-    #[error("profile enables candidate {index} twice")]
-    DuplicateCandidate {
-        /// The index.
-        index: usize,
-    },
-    /// The radius scale is not finite and positive.
-    #[error("profile radius scale {value} is not finite and positive")]
-    InvalidRadiusScale {
-        /// The value given.
-        value: f32,
-    },
-    /// The table is not a candidate table (`profile_required` is false).
-    #[error("the physics table is not a candidate table (profile_required is false)")]
-    NotACandidateTable,
-    /// The resulting table failed validation.
-    #[error(transparent)]
-    Dynamics(#[from] DynamicsError),
-}
-
-impl Profile {
-    /// An empty profile (no body enabled), radius scale 1.
-    pub fn new() -> Self {
-        Self {
-            bodies: Vec::new(),
-            radius_scale: 1.0,
-        }
-    }
-
-    /// Enables candidate `candidate` with `mode`.
-    pub fn body(mut self, candidate: usize, mode: BodyMode) -> Self {
-        self.bodies.push(ProfileBody { candidate, mode });
-        self
-    }
-
-    /// Sets the radius scale.
-    pub fn radius_scale(mut self, scale: f32) -> Self {
-        self.radius_scale = scale;
-        self
-    }
-
-    /// The enabled table: the listed candidates in profile order with their modes, capsule
-    /// radii multiplied by the radius scale (cylinder height shortened so the capsule still
-    /// spans the bone when possible), `profile_required = false`, affine writeback kept,
-    /// `profile_radius_scale` set, and bind-pose followers reduced to the candidate table's
-    /// followers that got no body.
-    ///
-    /// # Errors
-    /// [`ProfileError`] for a table that is not a candidate table, unknown or repeated
-    /// candidates, a bad radius scale, or an invalid resulting table.
-    pub fn apply(&self, candidates: &Physics) -> Result<Physics, ProfileError> {
-        if !candidates.profile_required() {
-            return Err(ProfileError::NotACandidateTable);
-        }
-        if !(self.radius_scale.is_finite() && self.radius_scale > 0.0) {
-            return Err(ProfileError::InvalidRadiusScale {
-                value: self.radius_scale,
-            });
-        }
-        let all = candidates.bodies();
-        let mut used = vec![false; all.len()];
-        let mut bodies = Vec::with_capacity(self.bodies.len());
-        for p in &self.bodies {
-            let Some(c) = all.get(p.candidate) else {
-                return Err(ProfileError::UnknownCandidate {
-                    index: p.candidate,
-                    count: all.len(),
-                });
-            };
-            if std::mem::replace(&mut used[p.candidate], true) {
-                return Err(ProfileError::DuplicateCandidate { index: p.candidate });
-            }
-            let mut d = c.desc().clone();
-            if d.shape == Shape::Capsule {
-                let full = d.size.y + 2.0 * d.size.x;
-                let r = d.size.x * self.radius_scale;
-                d.size = Vec3::new(r, (full - 2.0 * r).max(0.0), r);
-            } else {
-                d.size *= self.radius_scale;
-            }
-            d.mode = p.mode;
-            bodies.push(RigidBody::new(d)?);
-        }
-        let followers = candidates
-            .bind_pose_followers()
-            .iter()
-            .copied()
-            .filter(|f| !bodies.iter().any(|b| b.bone() == Some(*f)))
-            .collect();
-        Ok(Physics::new(
-            bodies,
-            Vec::new(),
-            candidates.unit_scale(),
-            false,
-            candidates.affine_writeback(),
-            self.radius_scale,
-            followers,
-        )?)
     }
 }

@@ -9,7 +9,7 @@
 //!  GltfModel { model: sinew::Model (Arc<Skeleton>), skins, clips: Vec<Arc<Clip>>,
 //!              node_to_bone, warnings }
 //!      │  ClipBinding + sample        (sinew::anim)   per instance, per frame
-//!      │  GltfSkeletonDynamicsReader  (physics candidates; a Profile enables them)
+//!      │  GltfSkeletonDynamicsReader  (physics candidates; a sinew_physics::Profile enables them)
 //!      ▼
 //!  RigState → local_to_world → IK, physics …        (sinew, sinew-physics)
 //!      │  evaluated local poses, one Vec<Transform> per frame
@@ -25,8 +25,8 @@
 //!   not bones) are collected as [`GltfWarning`]s.
 //! * [`JointSampler`]: evaluates a clip at a time (looping like three.js: time modulo the clip
 //!   duration) into world transforms relative to the scene root.
-//! * [`GltfSkeletonDynamicsReader`], [`Profile`]: physics candidates in node order; a profile
-//!   chooses which become bodies.
+//! * [`GltfSkeletonDynamicsReader`]: physics candidates in node order; a profile
+//!   (`sinew_physics::Profile`) chooses which become bodies and how they are jointed.
 //! * [`bake_glb`], [`bake_glb_from_world`]: export baked frames as a new animation.
 //!
 //! Conventions: glTF's own — right-handed, +Y up, metres, quaternions `(x, y, z, w)`; no axis
@@ -42,10 +42,7 @@ mod load;
 mod mesh;
 
 pub use anim::{JointSampler, JointWorld};
-pub use dynamics::{
-    Candidate, GltfSkeletonDynamicsReader, Profile, ProfileBody, ProfileError, MIN_BONE_LENGTH,
-    RADIUS_FRACTION,
-};
+pub use dynamics::{Candidate, GltfSkeletonDynamicsReader, MIN_BONE_LENGTH, RADIUS_FRACTION};
 pub use error::{GltfError, GltfWarning};
 pub use export::{bake_glb, bake_glb_from_world, BAKED_ANIMATION_NAME};
 pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE, MAX_BUFFER_BYTES};

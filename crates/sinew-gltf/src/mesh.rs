@@ -57,9 +57,7 @@ impl GltfMesh {
     /// If `out` is not one entry per skin joint or a bone is past `world`.
     pub fn matrices(&self, world: &[Affine3A], out: &mut [Affine3A]) {
         assert_eq!(out.len(), self.bones.len(), "one matrix per skin joint");
-        for ((o, b), ib) in out.iter_mut().zip(&self.bones).zip(&self.inverse_bind) {
-            *o = world[b.index()] * *ib;
-        }
+        sinew::pose::joint_skin_matrices(world, &self.bones, &self.inverse_bind, out);
     }
 }
 

@@ -19,4 +19,4 @@ pub mod mutate;
 pub mod path;
 mod wave_pose;
 
-pub use wave_pose::wave_pose;
+pub use wave_pose::{wave_motion, wave_pose};

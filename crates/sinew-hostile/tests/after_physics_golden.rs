@@ -1,24 +1,22 @@
 //! The after-physics pass bone by bone against the removed MMD engine: 40 generated models
 //! whose bones flagged "after physics" read more than their parent (append, IK, bodies,
-//! before-physics children — `GenericGap::AfterPhysics`), two frames each of a pose, MMD's
+//! before-physics children — `StagedGap::AfterPhysics`), two frames each of a pose, MMD's
 //! before-physics pass, a stand-in physics step (each body's bone turned about its own
 //! position) and the after-physics pass. `tests/data/after_physics_golden.json` holds what
 //! sinew-mmd's own bone-by-bone engine (commit f1faed3, proven against babylon-mmd on static
-//! poses: `babylon_generated.rs`) gave for exactly this; the generic `SkeletonInstance` in
-//! MMD's `EvaluationOrder`, which replaced it, must give the same (no real physics engine in
-//! the loop, so no chaos: differences are the evaluation's). The fixture was written by
-//! `oracle/after_physics_golden.rs.txt` run as an example of that commit.
+//! poses: `babylon_generated.rs`) gave for exactly this; a character over the bone-by-bone
+//! definitions, which replaced it, must give the same through `Character::update_with` (the
+//! stand-in step as a host's own physics; no real engine in the loop, so no chaos: differences
+//! are the evaluation's). The fixture was written by `oracle/after_physics_golden.rs.txt` run
+//! as an example of that commit.
 
 use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::Value;
-use sinew_hostile::wave_pose;
-use sinew_mmd::{EvalOptions, GenericGap, MmdInstance, MmdModel};
-/// The pose of `frame` ([`wave_pose`]).
-fn pose(inst: &mut MmdInstance, frame: u32) {
-    wave_pose(inst, (frame as f32 + 1.0) * 0.1);
-}
+use sinew_character::{Character, CharacterModel};
+use sinew_hostile::wave_motion;
+use sinew_mmd::{MmdModel, StagedGap};
 
 fn bytes(hex: &str) -> Vec<u8> {
     (0..hex.len())
@@ -41,29 +39,37 @@ fn after_physics_pass_matches_the_removed_engine() {
         let model =
             Arc::new(MmdModel::from_bytes(&bytes(case["pmx"].as_str().expect("pmx"))).unwrap());
         assert!(model
-            .generic_gaps(true)
+            .staged_gaps(true)
             .iter()
-            .any(|g| matches!(g, GenericGap::AfterPhysics { .. })));
-        let simulated: Vec<usize> = model.rigid_bodies().iter().filter_map(|b| b.bone).collect();
-        let mut inst = MmdInstance::new(Arc::clone(&model));
+            .any(|g| matches!(g, StagedGap::AfterPhysics { .. })));
+        let character_model = CharacterModel::from_mmd(Arc::clone(&model)).expect("definitions");
+        assert!(
+            character_model.mmd().unwrap().1.is_bone_by_bone(),
+            "a model with gaps"
+        );
+        let simulated: Vec<usize> = (model.rigid_bodies().iter())
+            .filter_map(|b| b.bone)
+            .map(|i| character_model.bone_of_source(i).expect("a bone").index())
+            .collect();
+        let mut c = Character::new(&character_model);
+        c.play(&wave_motion(&model, &[0.1, 0.2]));
         for (frame, reference) in case["frames"]
             .as_array()
             .expect("frames")
             .iter()
             .enumerate()
         {
-            pose(&mut inst, frame as u32);
-            inst.evaluate_before_physics(EvalOptions::default());
-            assert!(inst.is_bone_by_bone(), "a model with gaps");
             let turn = Affine3A::from_rotation_z(0.4 + 0.2 * frame as f32);
-            for &b in &simulated {
-                let w = inst.world()[b];
-                let p = Affine3A::from_translation(w.translation.into());
-                inst.world_mut()[b] = p * turn * p.inverse() * w;
-            }
-            inst.evaluate_after_physics();
-            for (i, (w, r)) in inst
-                .world()
+            c.update_with(frame as f32, |world| {
+                for &b in &simulated {
+                    let w = world[b];
+                    let p = Affine3A::from_translation(w.translation.into());
+                    world[b] = p * turn * p.inverse() * w;
+                }
+            })
+            .expect("a frame");
+            let world = character_model.to_source_order(c.world());
+            for (i, (w, r)) in world
                 .iter()
                 .zip(reference.as_array().expect("bones"))
                 .enumerate()

@@ -1,21 +1,17 @@
-//! The two evaluations of the generic `SkeletonInstance` agree: generated models (hierarchies
-//! listed in any order, deform layers, append of every kind, fixed axes, IK chains with limits)
-//! evaluated bone by bone in MMD's order (`MmdInstance::set_bone_by_bone`, proven against
-//! babylon-mmd) and in stages (`MmdSkeletonInstance::with_evaluation(.., false)`) in every mode
-//! give the same world matrices whenever the model has no [`GenericGap`]; the gaps are what
-//! tells them apart (and why a model with gaps is evaluated bone by bone).
+//! The two evaluations agree: generated models (hierarchies listed in any order, deform
+//! layers, append of every kind, fixed axes, IK chains with limits) as characters evaluated
+//! bone by bone in MMD's order (proven against babylon-mmd) and in stages, in every mode, give
+//! the same world matrices whenever the model has no [`StagedGap`]; the gaps are what tells
+//! them apart (and why a model with gaps is evaluated bone by bone).
 
 use std::sync::Arc;
 
 use glam::Affine3A;
+use sinew::instance::Stages;
+use sinew_character::{Character, CharacterModel};
 use sinew_hostile::gen::{self, GenLimits};
-use sinew_hostile::wave_pose;
-use sinew_mmd::{EvalOptions, GenericGap, MmdInstance, MmdModel, MmdSkeletonInstance};
-
-/// The pose of `frame` ([`wave_pose`]).
-fn pose(inst: &mut MmdInstance, frame: u32) {
-    wave_pose(inst, (frame as f32 + 1.0) * 0.3);
-}
+use sinew_hostile::wave_motion;
+use sinew_mmd::{MmdModel, MmdOrder, StagedGap};
 
 /// The largest difference of two world matrices (translation, axes), relative to the size of
 /// the position.
@@ -29,21 +25,29 @@ fn difference(a: &Affine3A, b: &Affine3A) -> f32 {
 }
 
 /// Per model: the worst difference over every mode and frame, or `None` when the model does
-/// not load, is refused by the generic reader, or produces non-finite matrices (hostile
+/// not load, is refused by the reader, or produces non-finite matrices (hostile
 /// numbers; other tests cover those).
 fn worst_difference(model: &Arc<MmdModel>) -> Option<f32> {
     let mut worst = 0.0f32;
+    let bone_by_bone =
+        CharacterModel::from_mmd_order(Arc::clone(model), MmdOrder::BoneByBone).ok()?;
+    let staged = CharacterModel::from_mmd_order(Arc::clone(model), MmdOrder::Staged).ok()?;
+    let motion = wave_motion(model, &[0.3, 0.6, 0.9]);
     for mode in ["fk", "grant", "ik", "full"] {
-        let options = EvalOptions::from_mode(mode)?;
-        let mut inst = MmdInstance::new(Arc::clone(model));
-        inst.set_bone_by_bone(true);
-        let mut generic =
-            MmdSkeletonInstance::with_evaluation(Arc::clone(model), options, false).ok()?;
+        let [mut a, mut b] = [&bone_by_bone, &staged].map(|m| {
+            let mut c = Character::new(m);
+            c.play(&motion);
+            c.set_stages(Stages::from_mode(mode).expect("a mode"));
+            c
+        });
         for frame in 0..3 {
-            pose(&mut inst, frame);
-            inst.evaluate(options);
-            generic.evaluate(&inst);
-            for (a, b) in inst.world().iter().zip(generic.world()) {
+            a.seek(frame as f32).ok()?;
+            b.seek(frame as f32).ok()?;
+            let (wa, wb) = (
+                bone_by_bone.to_source_order(a.world()),
+                staged.to_source_order(b.world()),
+            );
+            for (a, b) in wa.iter().zip(&wb) {
                 if !a.is_finite() || !b.is_finite() {
                     return None;
                 }
@@ -73,7 +77,7 @@ fn generated_models_without_gaps_evaluate_alike() {
         let Some(d) = worst_difference(&model) else {
             continue;
         };
-        let gaps = model.generic_gaps(false);
+        let gaps = model.staged_gaps(false);
         if gaps.is_empty() {
             assert!(d < 5e-6, "case {case}: {d}");
             worst = worst.max(d);
@@ -83,11 +87,12 @@ fn generated_models_without_gaps_evaluate_alike() {
             told_apart += usize::from(d > 1e-3);
             for g in gaps {
                 by_kind[match g {
-                    GenericGap::AfterPhysics { .. } => 0,
-                    GenericGap::LocalAppend { .. } => 1,
-                    GenericGap::LateAppendSource { .. } => 2,
-                    GenericGap::BeforeParentUnderIk { .. } => 3,
-                    GenericGap::UnreadIk { .. } => 4,
+                    StagedGap::AfterPhysics { .. } => 0,
+                    StagedGap::LocalAppend { .. } => 1,
+                    StagedGap::LateAppendSource { .. } => 2,
+                    StagedGap::BeforeParentUnderIk { .. } => 3,
+                    StagedGap::BodyOnDisplacedBone { .. } => 0,
+                    StagedGap::UnreadIk { .. } => 4,
                 }] += 1;
             }
         }

@@ -114,11 +114,11 @@ fn local_append_chain_stays_bounded() {
     let report = path::mmd(&bytes, None, ONE_FRAME).unwrap();
     assert_eq!(report.bones, 10_000);
     let model = sinew_mmd::MmdModel::from_bytes(&bytes).unwrap();
-    let gaps = model.generic_gaps(false);
+    let gaps = model.staged_gaps(false);
     // The first ~1,400 local appends (summed depth ≤ 2^20) read world poses; the rest are
     // reported as gaps.
     let local = (gaps.iter())
-        .filter(|g| matches!(g, sinew_mmd::GenericGap::LocalAppend { .. }))
+        .filter(|g| matches!(g, sinew_mmd::StagedGap::LocalAppend { .. }))
         .count();
     assert!((8_000..9_000).contains(&local), "{local}");
 }

@@ -1,4 +1,4 @@
-//! The MMD reader: an [`MmdModel`] into sinew's generic definitions, following the
+//! The MMD reader: an [`MmdModel`] into sinew's definitions, following the
 //! specification's "Actual Default Behavior of Format Readers".
 //!
 //! * IK: the controller (IK) bone's name is the chain name; the file's tip→base links are
@@ -39,6 +39,11 @@ use std::sync::Arc;
 use crate::model::{MmdAppend, MmdIk, MmdModel};
 use crate::pmx::{PhysicsMode, RigidShape};
 
+/// MMD's IK tolerance, the tolerance of every chain the reader mounts: an IK stops iterating
+/// once its effector is this close (model units) to the IK bone, or already starts there
+/// (babylon-mmd, saba).
+pub const MMD_IK_TOLERANCE: f32 = 1e-4;
+
 /// The MMD rotation of rigid bodies and joints: Euler angles applied as `Ry · Rx · Rz`.
 #[must_use]
 pub fn mmd_euler_to_quat(angles: Vec3) -> Quat {
@@ -67,8 +72,8 @@ pub struct MmdReaderOptions {
     /// the axis, after inheritance). MMD runtimes apply a fixed axis to the animated rotation
     /// itself — its angle kept, re-aimed about the axis, before append and in every mode —
     /// which is an input rule, not a constraint: [`Self::mmd_runtime`] sets this to `false`
-    /// and [`MmdSkeletonInstance`](crate::MmdSkeletonInstance) applies the rule as it writes
-    /// the animated input ([`MmdModel::fixed_axis_rotation`]).
+    /// and [`MmdInput`](crate::MmdInput) applies the rule to the animated input
+    /// ([`MmdModel::fixed_axis_rotation`]).
     pub fixed_axis_constraints: bool,
 }
 
@@ -85,13 +90,13 @@ pub enum MmdOrder {
     /// bone MMD evaluates before its parent sees that parent as the frame starts — the
     /// identity — so it hangs from the model's origin), and a source MMD evaluates later passes
     /// on what MMD reads of it (nothing from a self-appending one; a local append from it is
-    /// read non-local, reported). Exact for models without a [`GenericGap`](crate::GenericGap).
+    /// read non-local, reported). Exact for models without a [`StagedGap`](crate::StagedGap).
     Staged,
     /// MMD's order carried in the definitions as an [`EvaluationOrder`]: instances evaluate one
     /// bone at a time in MMD's order on the model's own skeleton, append read as it stands at
     /// each bone's turn (local append from the source's world matrix), chains solved at their
     /// IK bone's turn, bones flagged "after physics" after the step — every rule of MMD's
-    /// evaluation, `GenericGap`s included (an IK whose links do not form a parent chain is
+    /// evaluation, `StagedGap`s included (an IK whose links do not form a parent chain is
     /// still left out). Slower than [`Self::Staged`].
     BoneByBone,
 }
@@ -109,7 +114,7 @@ impl Default for MmdReaderOptions {
 }
 
 impl MmdReaderOptions {
-    /// The options under which the generic `SkeletonInstance` evaluates a model as MMD
+    /// The options under which sinew's `SkeletonInstance` evaluates a model as MMD
     /// runtimes do (babylon-mmd to 2e-4 units on motions, 1e-5 on static IK poses): MMD's CCD,
     /// MMD units, IK links turned from their animated rotation (no authored takeover) and
     /// MMD's evaluation order in stages ([`MmdOrder::Staged`]), fixed axes left to the input
@@ -125,7 +130,7 @@ impl MmdReaderOptions {
     }
 
     /// [`Self::mmd_runtime`] evaluated bone by bone ([`MmdOrder::BoneByBone`]): exact for
-    /// models with [`GenericGap`](crate::GenericGap)s too.
+    /// models with [`StagedGap`](crate::StagedGap)s too.
     #[must_use]
     pub fn mmd_bone_by_bone() -> Self {
         Self {
@@ -253,7 +258,7 @@ pub fn read_ik(
                 < 1e-12;
         let params = IkChainParams {
             iterations: ik.iterations.clamp(1, 256),
-            tolerance: 1e-4,
+            tolerance: MMD_IK_TOLERANCE,
             max_rotation_step: if idle { 0.0 } else { ik.limit_angle.abs() },
             replace_authored_rotation: options.authored_takeover,
             target_mode: if direction {
@@ -276,7 +281,7 @@ pub fn read_ik(
 
 /// Whether `ik`'s links form a parent chain on `skeleton` (the model's, or its evaluation
 /// skeleton): base→tip each link a strict descendant of the one before, the effector strictly
-/// below the last. Chains that do not are left out of the generic definitions.
+/// below the last. Chains that do not are left out of the definitions.
 pub(crate) fn ik_links_ordered(skeleton: &Skeleton, ik: &MmdIk) -> bool {
     let ids: Vec<BoneId> = ik
         .links
@@ -342,7 +347,7 @@ pub(crate) fn mmd_evaluation_order(model: &MmdModel, skeleton: &Skeleton) -> Eva
     EvaluationOrder::new(&ids(false), &ids(true))
 }
 
-/// Converts append (inherit) and fixed axes into generic pose constraints.
+/// Converts append (inherit) and fixed axes into pose constraints.
 ///
 /// # Errors
 /// A [`DynamicsError`] from constraint construction (e.g. a non-finite ratio in the file).
@@ -428,10 +433,12 @@ pub(crate) fn read_constraints(
     Ok(())
 }
 
-/// Converts the rigid body and joint tables.
+/// Converts the rigid body and joint tables. A body or joint whose values the table refuses
+/// (non-finite, an orientation that overflows) is left out with a note in `report`, joints on a
+/// body left out with it, so a broken body never costs the model its bones.
 ///
 /// # Errors
-/// A [`DynamicsError`] for a non-finite or negative value in a body or joint.
+/// A [`DynamicsError`] when the table itself is refused (its unit scale).
 pub fn read_physics(
     model: &MmdModel,
     builder: &mut SkeletonDynamicsBuilder,
@@ -440,6 +447,9 @@ pub fn read_physics(
 ) -> Result<(), DynamicsError> {
     let s = Arc::clone(builder.skeleton());
     let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
+    // Per file body: its index in the table (a body whose values the table refuses is left
+    // out, and the joints on it with it).
+    let mut table_index: Vec<Option<usize>> = Vec::with_capacity(model.rigid_bodies.len());
     for r in &model.rigid_bodies {
         if r.size.min_element() < 0.0 {
             report.notes.push(format!(
@@ -447,7 +457,7 @@ pub fn read_physics(
                 r.name, r.size
             ));
         }
-        bodies.push(RigidBody::new(RigidBodyDesc {
+        let body = RigidBody::new(RigidBodyDesc {
             name: r.name.clone(),
             alias: String::new(),
             bone: r.bone.map(|b| bone(&s, b)),
@@ -473,10 +483,22 @@ pub fn read_physics(
                 PhysicsMode::Dynamic => BodyMode::Dynamic,
                 PhysicsMode::DynamicWithBonePosition => BodyMode::DynamicRotation,
             },
-        })?);
+        });
+        match body {
+            Ok(b) => {
+                table_index.push(Some(bodies.len()));
+                bodies.push(b);
+            }
+            Err(e) => {
+                report
+                    .notes
+                    .push(format!("rigid body \"{}\": {e}; left out", r.name));
+                table_index.push(None);
+            }
+        }
     }
     let mut joints = Vec::with_capacity(model.joints.len());
-    let n = bodies.len() as i64;
+    let n = model.rigid_bodies.len() as i64;
     for j in &model.joints {
         if !(0..n).contains(&j.body_a) || !(0..n).contains(&j.body_b) || j.body_a == j.body_b {
             report.notes.push(format!(
@@ -485,11 +507,21 @@ pub fn read_physics(
             ));
             continue;
         }
-        joints.push(Joint::new(JointDesc {
+        let (Some(a), Some(b)) = (
+            table_index[j.body_a as usize],
+            table_index[j.body_b as usize],
+        ) else {
+            report.notes.push(format!(
+                "joint \"{}\": a body of it was left out; left out",
+                j.name
+            ));
+            continue;
+        };
+        let joint = Joint::new(JointDesc {
             name: j.name.clone(),
             alias: String::new(),
-            body_a: j.body_a as usize,
-            body_b: j.body_b as usize,
+            body_a: a,
+            body_b: b,
             position: j.position,
             rotation: euler_xyz_from_quat(mmd_euler_to_quat(j.rotation)),
             position_min: j.linear_lower,
@@ -498,7 +530,13 @@ pub fn read_physics(
             rotation_max: j.angular_upper,
             position_spring: j.spring_linear,
             rotation_spring: j.spring_angular,
-        })?);
+        });
+        match joint {
+            Ok(joint) => joints.push(joint),
+            Err(e) => report
+                .notes
+                .push(format!("joint \"{}\": {e}; left out", j.name)),
+        }
     }
     builder.physics(Physics::new(
         bodies,

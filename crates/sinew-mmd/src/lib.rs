@@ -1,39 +1,38 @@
 //! # sinew-mmd — MikuMikuDance models and motions for sinew
 //!
-//! Reads PMX 2.0/2.1 and PMD models and VMD motions, and evaluates them the way MMD (and
-//! babylon-mmd, the reference) does. Its place in a frame:
+//! Reads PMX 2.0/2.1 and PMD models and VMD motions into sinew's definitions, so that a
+//! character evaluates them the way MMD (and babylon-mmd, the reference) does. Its place in
+//! the data flow:
 //!
 //! ```text
 //!  PMX / PMD / VMD bytes ──parse──▶ Pmx / Pmd / Vmd        (format: plain data, never panics)
 //!      │                            ◀─to_bytes─ (PMX, VMD)
 //!      ▼
 //!  MmdModel (Arc)                   bones in file order, IK, appends, bodies, joints, mesh,
-//!      │                            morphs, sinew Skeleton; validated; its generic
-//!      │                            definitions per mode read once, shared
+//!      │                            morphs, sinew Skeleton; validated — the reader's product
 //!      ▼
-//!  MotionPlayer / MotionMixer       VMD keys sampled (bones, morphs, IK toggles) ─┐
-//!      ▼                                                                          │
-//!  MmdInstance                      per character: animated input, morphs, IK     ◀┘
-//!      │                            toggles, world matrices; evaluate() runs
-//!      └─ MmdSkeletonInstance       the generic SkeletonInstance over the reader's
-//!                                   MMD-runtime definitions: in stages for a model
-//!                                   without GenericGap (all the shared assets), bone
-//!                                   by bone in MMD's EvaluationOrder otherwise
-//!                                   (before / after physics; sinew-physics between)
+//!  MmdDefinitions (Arc, per order)  skeleton + IK chains + append as pose constraints +
+//!      │                            rigid bodies and joints (+ MMD's evaluation order, bone
+//!      │                            by bone); file indices end here (file_bones)
 //!      ▼
-//!  world / skin matrices            → sinew-skin (mesh, SDEF), a renderer, a bake
+//!  MmdMotion                        a VMD as a clip (Bézier-eased, relative to rest) + IK keys
+//!      ▼
+//!  sinew-character::Character       one SkeletonInstance over the definitions, MmdInput
+//!                                   (fixed-axis rule, bone morphs), physics with MMD's
+//!                                   world writeback, skinning
 //! ```
 //!
-//! The same model converts into sinew's generic definitions ([`MmdSkeletonDynamicsReader`]:
-//! skeleton, dynamics, clips); with [`MmdReaderOptions::mmd_runtime`] (or
-//! [`MmdReaderOptions::mmd_bone_by_bone`]) the generic `SkeletonInstance` evaluates it as MMD
-//! runtimes do ([`MmdSkeletonInstance`]) with sinew-ik's one CCD. There is no evaluation
-//! engine of this crate's own.
+//! [`MmdModel::definitions`] reads a model once per [`MmdOrder`]: **staged** for a model
+//! without [`StagedGap`] (every shared asset; [`MmdModel::mmd_order`]), **bone by bone** in
+//! MMD's order otherwise; the module docs of [`definitions`] say why both stay. The MMD modes
+//! (fk / grant / ik / full) are [`sinew::instance::Stages`] on one instance. There is no
+//! evaluation engine of this crate's own: sinew's `SkeletonInstance` evaluates, with
+//! sinew-ik's one CCD.
 //!
 //! # Entry points
 //!
-//! - [`MmdModel::from_bytes`], [`MmdInstance`], [`MmdSkeletonInstance`],
-//!   [`MmdMotion::from_vmd`], [`MotionPlayer`]
+//! - [`MmdModel::from_bytes`], [`MmdModel::definitions`], [`MmdInput`],
+//!   [`MmdMotion::from_vmd`]
 //! - [`Pmx::parse`] / [`Pmx::to_bytes`], [`Pmd::parse`], [`Vmd::parse`] / [`Vmd::to_bytes`]
 //! - [`decode_bone_interpolation`]: the 64-byte VMD bone interpolation block
 //!   as four Bézier curves (X, Y, Z, rotation).
@@ -57,28 +56,26 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod definitions;
 pub mod dynamics_reader;
 pub mod error;
 pub mod format;
-pub mod generic;
 pub mod mesh;
 pub mod model;
 pub mod motion;
-pub mod runtime;
-pub mod static_pose;
 pub mod validate;
 
 pub use format::{pmd, pmx, vmd};
 use format::{reader, text, writer};
 
-pub use dynamics_reader::{MmdOrder, MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport};
+pub use definitions::{MmdDefinitions, MmdInput};
+pub use dynamics_reader::{
+    MmdOrder, MmdReaderOptions, MmdSkeletonDynamicsReader, ReadReport, MMD_IK_TOLERANCE,
+};
 pub use error::{Format, ParseError, ParseErrorKind};
-pub use generic::MmdSkeletonInstance;
 pub use mesh::{BoneMorph, MmdMorph};
-pub use model::{GenericGap, MmdError, MmdFormat, MmdModel};
-pub use motion::{MmdMotion, MotionMixer, MotionPlayer, MAX_MOTIONS};
+pub use model::{MmdError, MmdFormat, MmdModel, StagedGap};
+pub use motion::MmdMotion;
 pub use pmd::Pmd;
 pub use pmx::Pmx;
-pub use runtime::{EvalOptions, MmdInstance, MMD_IK_TOLERANCE};
-pub use static_pose::{PoseError, StaticPose};
 pub use vmd::{decode_bone_interpolation, Vmd};

@@ -35,18 +35,17 @@ use crate::ParseError;
 
 mod evaluation_skeleton;
 mod finish;
-mod fixed_axis;
+pub(crate) mod fixed_axis;
 mod from_pmd;
 mod from_pmx;
-mod generic_gaps;
 mod skeleton_order;
+mod staged_gaps;
 
-pub use generic_gaps::GenericGap;
+pub use staged_gaps::StagedGap;
 
-/// One mode's shared generic definitions, or why they were refused.
-pub(crate) type GenericDefinitionsCell = std::sync::OnceLock<
-    Result<Arc<crate::generic::GenericDefinitions>, sinew::dynamics::DynamicsError>,
->;
+/// One order's shared definitions, or why they were refused.
+pub(crate) type DefinitionsCell =
+    std::sync::OnceLock<Result<Arc<crate::MmdDefinitions>, sinew::dynamics::DynamicsError>>;
 
 /// Which file a model came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,7 +118,7 @@ pub struct MmdBone {
     pub tail_offset: Option<Vec3>,
 }
 
-/// A rigid body as the generic physics table needs it (absolute position, MMD Euler angles).
+/// A rigid body as sinew's physics table needs it (absolute position, MMD Euler angles).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MmdRigidBody {
     /// Name.
@@ -231,10 +230,9 @@ pub struct MmdModel {
     /// The skeleton in MMD's evaluation order (derived on first use; see
     /// [`Self::evaluation_skeleton`]).
     pub(crate) evaluation_skeleton: std::sync::OnceLock<Arc<Skeleton>>,
-    /// The generic definitions per mode (append, IK; staged, then bone by bone), read on
-    /// first use and shared.
-    pub(crate) generic_definitions: [GenericDefinitionsCell; 8],
-    /// Whether [`Self::generic_gaps`] (physics included) is empty (derived on first use).
+    /// The definitions per order (spec, staged, bone by bone), read on first use and shared.
+    pub(crate) definitions: [DefinitionsCell; 3],
+    /// Whether [`Self::staged_gaps`] (physics included) is empty (derived on first use).
     pub(crate) gap_free: std::sync::OnceLock<bool>,
 }
 

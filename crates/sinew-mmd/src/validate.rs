@@ -36,7 +36,7 @@ pub const MAX_IK_PATH: usize = 1024;
 /// chains past it lose their IK. Real models take a few thousand.
 pub const MAX_IK_WORK: u64 = 1 << 22;
 /// Most ancestor steps the world-space reads of local appends may take per evaluation, summed
-/// over every local append the generic definitions read in world space (each composes its
+/// over every local append the definitions read in world space (each composes its
 /// source's world pose from the source's ancestry); past it a local append is read as a
 /// non-local one. Real models take a few hundred.
 pub const MAX_LOCAL_APPEND_WORK: u64 = 1 << 20;

@@ -1,17 +1,14 @@
-//! Morphs on a PMX built in code: bone morphs change the pose before IK (exactly as animating
-//! the same offsets would), group morphs mix the others (nested, weighted), vertex and UV morphs
-//! move the mesh, VMD morph keys drive them through the motion player; and the mesh reader on
-//! every deform type.
+//! Morphs on a PMX built in code as the reader keeps them: bone and group morphs, group
+//! expansion (nested, weighted), the mesh reader on every deform type. (Morphs driving a
+//! character: `sinew-character/tests/morphs.rs`.)
 
 mod common;
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Quat, Vec2, Vec3, Vec4};
+use glam::{Quat, Vec2, Vec3, Vec4};
 use sinew_mmd::pmx::*;
-use sinew_mmd::vmd::VmdMorphKey;
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMorph, MmdMotion, MotionPlayer, Pmx, Vmd};
-use sinew_skin::{Deformed, SkinMode};
+use sinew_mmd::{MmdModel, MmdMorph, Pmx};
 
 fn morph(name: &str, offsets: PmxMorphOffsets) -> PmxMorph {
     PmxMorph {
@@ -121,19 +118,6 @@ fn model() -> Arc<MmdModel> {
     Arc::new(MmdModel::from_bytes(&leg().to_bytes()).unwrap())
 }
 
-fn close(a: &[Affine3A], b: &[Affine3A]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| {
-            (x.translation - y.translation).length().max(
-                (0..3)
-                    .map(|c| (x.matrix3.col(c) - y.matrix3.col(c)).length())
-                    .fold(0.0, f32::max),
-            )
-        })
-        .fold(0.0, f32::max)
-}
-
 #[test]
 fn the_reader_keeps_bone_and_group_morphs() {
     let m = model();
@@ -160,121 +144,6 @@ fn group_morphs_mix_their_members_even_nested() {
     // NaN weights count as 0.
     m.expand_morph_weights(&[f32::NAN, 0.0, 0.0, 1.0], &mut out);
     assert_eq!(out[0], 0.5);
-}
-
-#[test]
-fn a_bone_morph_is_the_same_offset_animated_before_ik() {
-    let m = model();
-    let target = Vec3::new(0.0, 0.5, -1.0);
-    for w in [0.0, 0.3, 1.0] {
-        let mut morphed = MmdInstance::new(Arc::clone(&m));
-        morphed.translations_mut()[4] = target;
-        morphed.set_morph_weights(&[0.0, w]);
-        morphed.evaluate(EvalOptions::default());
-        let mut animated = MmdInstance::new(Arc::clone(&m));
-        animated.translations_mut()[4] = target;
-        animated.translations_mut()[0] = Vec3::new(0.0, -w, 0.0);
-        animated.rotations_mut()[1] = Quat::IDENTITY.slerp(Quat::from_rotation_x(0.5), w);
-        animated.evaluate(EvalOptions::default());
-        assert!(
-            close(morphed.world(), animated.world()) < 1e-5,
-            "weight {w}"
-        );
-        // IK ran after the morph: the ankle is nearer the IK target than without IK.
-        let gap = |i: &MmdInstance| (i.world()[3].translation - i.world()[4].translation).length();
-        let mut no_ik = MmdInstance::new(Arc::clone(&m));
-        no_ik.translations_mut()[4] = target;
-        no_ik.set_morph_weights(&[0.0, w]);
-        no_ik.evaluate(EvalOptions {
-            append: true,
-            ik: false,
-        });
-        assert!(gap(&morphed) < gap(&no_ik), "weight {w}");
-    }
-    // Through a group, and back to zero.
-    let mut a = MmdInstance::new(Arc::clone(&m));
-    a.set_morph_weights(&[0.0, 0.0, 0.0, 1.0]);
-    a.evaluate(EvalOptions::default());
-    let mut b = MmdInstance::new(Arc::clone(&m));
-    b.set_morph_weights(&[0.0, 1.0]);
-    b.evaluate(EvalOptions::default());
-    assert!(close(a.world(), b.world()) < 1e-6);
-    a.set_morph_weights(&[]);
-    a.evaluate(EvalOptions::default());
-    let mut rest = MmdInstance::new(Arc::clone(&m));
-    rest.evaluate(EvalOptions::default());
-    assert!(close(a.world(), rest.world()) < 1e-6);
-}
-
-#[test]
-fn vertex_and_uv_morphs_move_the_mesh() {
-    let m = model();
-    let mesh = Arc::clone(m.mesh());
-    let mut inst = MmdInstance::new(Arc::clone(&m));
-    inst.set_morph_weights(&[0.0, 0.0, 0.5, 1.0]);
-    inst.evaluate(EvalOptions {
-        append: true,
-        ik: false,
-    });
-    let mut matrices = vec![Affine3A::IDENTITY; 5];
-    inst.skin_matrices(&mut matrices);
-    let mut d = Deformed::new(&mesh);
-    d.update(
-        &mesh,
-        &matrices,
-        inst.effective_morph_weights(),
-        SkinMode::Linear,
-    )
-    .unwrap();
-    // Vertex 1 follows the ankle, after its morph offset (bulge × 0.5 through "all").
-    let want = matrices[3].transform_point3(Vec3::new(1.0, 2.0, -1.0));
-    assert!(
-        (d.positions()[1] - want).length() < 1e-5,
-        "{} vs {want}",
-        d.positions()[1]
-    );
-    assert_eq!(d.uvs()[0], Vec2::new(0.25, 0.125));
-    // The crouch moved the centre down by 1: the ankle's rest vertex 0 too (no IK here).
-    assert!(
-        (d.positions()[0] - matrices[3].transform_point3(Vec3::new(0.0, 2.0, 0.0))).length() < 1e-5
-    );
-}
-
-#[test]
-fn vmd_morph_keys_drive_group_and_bone_morphs() {
-    let m = model();
-    let vmd = Vmd {
-        morph_keys: vec![
-            VmdMorphKey {
-                morph_name: "all".into(),
-                frame: 0,
-                weight: 0.0,
-            },
-            VmdMorphKey {
-                morph_name: "all".into(),
-                frame: 10,
-                weight: 1.0,
-            },
-            VmdMorphKey {
-                morph_name: "nothing".into(),
-                frame: 0,
-                weight: 1.0,
-            },
-        ],
-        ..Vmd::default()
-    };
-    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&m)).unwrap());
-    let mut player = MotionPlayer::new(motion, &m);
-    assert_eq!(player.unmatched_morphs(), ["nothing"]);
-    let mut inst = MmdInstance::new(Arc::clone(&m));
-    player.apply(5.0, &mut inst);
-    assert_eq!(inst.morph_weights(), [0.0, 0.0, 0.0, 0.5, 0.0]);
-    assert_eq!(inst.effective_morph_weights(), [0.25, 0.5, 0.0, 0.5, 0.0]);
-    inst.evaluate(EvalOptions::default());
-    let mut direct = MmdInstance::new(Arc::clone(&m));
-    direct.set_morph_weights(&[0.0, 0.5]);
-    direct.evaluate(EvalOptions::default());
-    assert!(close(inst.world(), direct.world()) < 1e-6);
 }
 
 #[test]

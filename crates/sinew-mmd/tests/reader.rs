@@ -10,7 +10,7 @@ use sinew::dynamics::{BodyMode, ChainSolver, TargetMode};
 use sinew::ik::IkJoint;
 use sinew::SkeletonInstance;
 use sinew_mmd::pmx::{PmxAppend, PmxBoneFlags, PmxBoneTail, PmxEncoding, PmxIk, PmxIkLink};
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdOrder, MmdReaderOptions, Pmx};
+use sinew_mmd::{MmdModel, MmdOrder, MmdReaderOptions, Pmx};
 
 fn leg_pmx() -> Pmx {
     let mut pmx = common::fixtures::pmx_fixture(2.0, PmxEncoding::Utf16Le, 2);
@@ -58,6 +58,21 @@ fn leg_pmx() -> Pmx {
     bad.body_b = bad.body_a;
     pmx.joints.push(bad);
     pmx
+}
+
+/// World matrices (file order) of `m` evaluated as MMD runtimes do (its shared staged
+/// definitions) with the left foot's IK bone moved by `lift`.
+fn mmd_world(m: &MmdModel, lift: Vec3) -> Vec<glam::Affine3A> {
+    let definitions = m.definitions(MmdOrder::Staged).unwrap();
+    let mut inst = SkeletonInstance::new(definitions.model());
+    let ik_bone = definitions
+        .bone_of_file(m.bone_index("左足ＩＫ").unwrap())
+        .unwrap();
+    inst.input_mut()[ik_bone.index()].translation += lift;
+    inst.update_transform();
+    (0..m.bones().len())
+        .map(|i| inst.world()[definitions.bone_of_file(i).unwrap().index()])
+        .collect()
 }
 
 fn leg_model() -> MmdModel {
@@ -148,7 +163,7 @@ fn bone_constraints_and_physics_follow_the_reader_rules() {
 }
 
 #[test]
-fn the_generic_instance_solves_the_read_chain() {
+fn the_instance_solves_the_read_chain() {
     let m = leg_model();
     let (model, _) = m.to_sinew_model(MmdReaderOptions::default()).unwrap();
     let mut inst = SkeletonInstance::new(&model);
@@ -158,18 +173,15 @@ fn the_generic_instance_solves_the_read_chain() {
     inst.update_transform();
     let r = inst.ik_result("左足ＩＫ").unwrap();
     assert!(r.residual < 1e-2, "{r:?}");
-    // MMD's own runtime evaluates the same file without producing non-finite matrices (its
-    // CCD is not the generic solver: see tests/conformance_pose.rs for its exactness).
-    let mut mmd = MmdInstance::new(Arc::new(m));
-    let i = mmd.model().bone_index("左足ＩＫ").unwrap();
-    mmd.translations_mut()[i] = Vec3::new(0.0, 2.0, -1.0);
-    mmd.evaluate(EvalOptions::default());
-    assert!(mmd.world().iter().all(|w| w.is_finite()));
-    let _ = Quat::IDENTITY;
+    // The MMD runtime's definitions evaluate the same file without producing non-finite
+    // matrices (their CCD follows MMD's rules: sinew-character's conformance tests).
+    assert!(mmd_world(&m, Vec3::new(0.0, 2.0, -1.0))
+        .iter()
+        .all(|w| w.is_finite()));
 }
 
 #[test]
-fn miku_reads_into_generic_definitions() {
+fn miku_reads_into_definitions() {
     let Some(bytes) = common::read_asset("miku_v2.pmd") else {
         return;
     };
@@ -185,7 +197,7 @@ fn miku_reads_into_generic_definitions() {
 
 /// PMX "D-bones" (a deform chain appending the leg's rotations, as most models weight their
 /// meshes to): after leg IK they follow their twins in the generic instance, as in the MMD
-/// runtime.
+/// runtime's definitions.
 #[test]
 fn d_bones_follow_the_ik_leg_in_both_runtimes() {
     let mut pmx = leg_pmx();
@@ -230,15 +242,9 @@ fn d_bones_follow_the_ik_leg_in_both_runtimes() {
         );
     }
 
-    let mut mmd = MmdInstance::new(Arc::new(m));
-    let i = mmd.model().bone_index("左足ＩＫ").unwrap();
-    mmd.translations_mut()[i] = Vec3::new(0.0, 2.0, -1.0);
-    mmd.evaluate(EvalOptions::default());
+    let world = mmd_world(&m, Vec3::new(0.0, 2.0, -1.0));
     for (t, d) in pairs {
-        assert!(
-            mmd.world()[t].abs_diff_eq(mmd.world()[d], 1e-4),
-            "MMD runtime"
-        );
+        assert!(world[t].abs_diff_eq(world[d], 1e-4), "MMD runtime");
     }
 }
 
@@ -392,7 +398,7 @@ fn evaluation_skeleton_follows_mmd_order() {
 
 /// The specification's reader defaults (authored takeover, fixed axes as constraints) with
 /// MMD's evaluation order carried in the definitions (`MmdOrder::BoneByBone`):
-/// miku_v2 (no `GenericGap`) in a static pose with both legs' IK moved evaluates as the staged
+/// miku_v2 (no `StagedGap`) in a static pose with both legs' IK moved evaluates as the staged
 /// definitions do.
 #[test]
 fn bone_by_bone_definitions_agree_with_staged_on_miku() {

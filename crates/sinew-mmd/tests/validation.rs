@@ -6,12 +6,14 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
+use sinew::instance::Stages;
+use sinew::SkeletonInstance;
 use sinew_mmd::pmx::{
     PhysicsMode, Pmx, PmxAppend, PmxBone, PmxBoneFlags, PmxBoneTail, PmxDeform, PmxGlobals, PmxIk,
     PmxIkLink, PmxJoint, PmxJointKind, PmxRigidBody, PmxVertex, RigidShape,
 };
 use sinew_mmd::validate::{MAX_APPEND_RATIO, MAX_COORDINATE, MAX_IK_NESTING};
-use sinew_mmd::{EvalOptions, MmdError, MmdInstance, MmdModel};
+use sinew_mmd::{MmdError, MmdModel, MmdOrder};
 
 fn bone(name: &str, parent: i32, y: f32) -> PmxBone {
     PmxBone {
@@ -81,19 +83,24 @@ fn ik(bones: &mut [PmxBone], owner: usize, effector: i32, links: &[i32]) {
     });
 }
 
-/// Loads through the bytes (as a file would come) and evaluates every mode with a pose.
+/// Loads through the bytes (as a file would come) and evaluates every mode with a pose, in
+/// stages and bone by bone.
 fn load_and_evaluate(p: &Pmx) -> Result<Arc<MmdModel>, MmdError> {
     let model = Arc::new(MmdModel::from_bytes(&p.to_bytes())?);
-    let mut inst = MmdInstance::new(Arc::clone(&model));
-    for (i, q) in inst.rotations_mut().iter_mut().enumerate() {
-        *q = Quat::from_rotation_z(0.1 * i as f32);
-    }
-    for mode in ["fk", "grant", "ik", "full"] {
-        inst.evaluate(EvalOptions::from_mode(mode).unwrap());
-        assert!(
-            inst.world().iter().all(|m| m.is_finite()),
-            "{mode}: non-finite world"
-        );
+    for order in [MmdOrder::Staged, MmdOrder::BoneByBone] {
+        let definitions = model.definitions(order).expect("definitions");
+        let mut inst = SkeletonInstance::new(definitions.model());
+        for (i, &b) in definitions.file_bones().iter().enumerate() {
+            inst.input_mut()[b.index()].rotation = Quat::from_rotation_z(0.1 * i as f32);
+        }
+        for mode in ["fk", "grant", "ik", "full"] {
+            inst.set_stages(Stages::from_mode(mode).unwrap());
+            inst.update_transform();
+            assert!(
+                inst.world().iter().all(|m| m.is_finite()),
+                "{mode}: non-finite world"
+            );
+        }
     }
     Ok(model)
 }

@@ -120,114 +120,65 @@ fn frame(inst: &mut SkeletonInstance, r: &mut Ragdoll, t: f32) {
     r.evaluate_physics_frame(inst, t, DT).unwrap();
 }
 
-/// miku_v2's physics model and 600 frames (10 s at 60 Hz) of its animated locals.
-fn miku() -> Option<(Model, Vec<Vec<Transform>>)> {
-    use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
-    use sinew_mmd::{
-        EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
-    };
+/// miku_v2's definitions (its physics table among them) and 600 frames (10 s at 60 Hz) of
+/// its animated world matrices (the dance, IK and append evaluated), as MMD steps physics.
+fn miku() -> Option<(Model, Vec<Vec<glam::Affine3A>>)> {
+    use sinew::anim::{sample, ClipBinding, SampleCache, Untracked};
+    use sinew_mmd::{MmdModel, MmdMotion, MmdOrder, Vmd};
     let pmd = sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
     let vmd = sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
-    let mmd = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd).ok()?).ok()?);
+    let mmd = MmdModel::from_bytes(&std::fs::read(pmd).ok()?).ok()?;
     let vmd = Vmd::parse(&std::fs::read(vmd).ok()?).ok()?;
-    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?);
-    let mut player = MotionPlayer::new(motion, &mmd);
-    let mut inst = MmdInstance::new(Arc::clone(&mmd));
-    let mut model = Model::new(mmd.skeleton().clone());
-    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
-    let options = MmdReaderOptions::default();
-    read_physics(&mmd, &mut builder, &options, &mut ReadReport::default()).ok()?;
-    builder.attach(&mut model).ok()?;
+    let motion = MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?;
+    let definitions = mmd.definitions(MmdOrder::Staged).ok()?;
+    let model = definitions.model().clone();
+    let binding = ClipBinding::new(&motion.clip, model.skeleton());
+    let mut cache = SampleCache::for_binding(&binding);
+    let mut inst = SkeletonInstance::new(&model);
     let frames = (0..600)
         .map(|f| {
-            player.apply(f as f32 * 0.5, &mut inst);
-            inst.evaluate(EvalOptions::default());
-            let mut locals = vec![Transform::IDENTITY; mmd.skeleton().len()];
-            inst.write_locals(&mut locals);
-            locals
+            let t = f as f32 / 60.0;
+            sample(
+                &motion.clip,
+                &binding,
+                &mut cache,
+                t,
+                Untracked::Rest,
+                inst.input_mut(),
+            );
+            inst.update_transform();
+            inst.world().to_vec()
         })
         .collect();
     Some((model, frames))
 }
 
-/// The MMD frame with physics, frames in order: (model runtime, physics instance, ragdoll,
-/// player, last frame).
-fn miku_dance() -> Option<(
-    sinew_mmd::MmdInstance,
-    SkeletonInstance,
-    Ragdoll,
-    sinew_mmd::MotionPlayer,
-    u32,
-)> {
-    use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
-    use sinew_mmd::{MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd};
-    let pmd = sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
-    let vmd = sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
-    let mmd = Arc::new(MmdModel::from_bytes(&std::fs::read(pmd).ok()?).ok()?);
-    let vmd = Vmd::parse(&std::fs::read(vmd).ok()?).ok()?;
-    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).ok()?);
-    let last = motion.last_frame;
-    let player = MotionPlayer::new(motion, &mmd);
-    let mut inst = MmdInstance::new(Arc::clone(&mmd));
-    inst.set_physics_active(true);
-    let mut model = Model::new(mmd.skeleton().clone());
-    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
-    let options = MmdReaderOptions::default();
-    read_physics(&mmd, &mut builder, &options, &mut ReadReport::default()).ok()?;
-    builder.attach(&mut model).ok()?;
-    let body = SkeletonInstance::new(&model);
-    let mut ragdoll = Ragdoll::new(
-        &model,
-        PhysicsOptions {
-            teleport_distance: 20.0,
-            ..PhysicsOptions::default()
-        },
-    )
-    .ok()?;
-    ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
-    Some((inst, body, ragdoll, player, last))
-}
-
 fn bench(c: &mut Criterion) {
-    if let Some((mut inst, mut body, mut ragdoll, mut player, last)) = miku_dance() {
-        use sinew_mmd::EvalOptions;
-        let mut f = 0u32;
-        c.bench_function(
-            "mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz",
-            |b| {
-                b.iter(|| {
-                    player.apply(f as f32, &mut inst);
-                    inst.evaluate_before_physics(EvalOptions::default());
-                    inst.write_locals(body.input_mut());
-                    ragdoll
-                        .evaluate_physics_frame(&mut body, f as f32 / 30.0, 1.0 / 30.0)
-                        .unwrap();
-                    inst.set_world_from_skeleton_order(body.world());
-                    inst.evaluate_after_physics();
-                    f = if f >= last { 0 } else { f + 1 };
-                });
-            },
-        );
-    }
-
     if let Some((m, frames)) = miku() {
         let physics = m.dynamics().physics();
         assert_eq!((physics.bodies().len(), physics.joints().len()), (45, 27));
-        let mut inst = SkeletonInstance::new(&m);
         let options = PhysicsOptions {
             teleport_distance: 20.0,
             ..PhysicsOptions::default()
         };
         let mut r = Ragdoll::new(&m, options).unwrap();
         r.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+        let mut world = frames[0].clone();
         let mut f = 0usize;
         c.bench_function(
             "physics_frame_miku_v2_wavefile_45_bodies_27_joints_60hz",
             |b| {
                 b.iter(|| {
-                    inst.input_mut().copy_from_slice(&frames[f % frames.len()]);
-                    r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-                        .unwrap();
+                    // The clock wraps with the frames (a seek back to 0 re-seeds the bodies).
+                    let k = f % frames.len();
+                    world.copy_from_slice(&frames[k]);
+                    let frame = sinew_physics::PhysicsFrame {
+                        time: k as f32 * DT,
+                        dt: DT,
+                        root: glam::Affine3A::IDENTITY,
+                        origin: glam::DVec3::ZERO,
+                    };
+                    r.step_world(&mut world, &frame).unwrap();
                     f += 1;
                 });
             },

@@ -18,9 +18,13 @@
 //!                    rows (Gauss–Seidel, 10 sweeps) → rapier integrates → optional joint
 //!                    projection
 //!          guard     NaN / exploded bodies reset to their animated pose, reported
-//!          writeback dynamic bones → output locals, parent before child (rigid or affine),
-//!                    bind-pose followers
-//!          rebuild   SkeletonInstance::update_transform_after_physics (IK corrections kept)
+//!          writeback Writeback::Locals (the spec's rule): dynamic bones → output locals,
+//!                    parent before child (rigid or affine), bind-pose followers; then
+//!                    SkeletonInstance::update_transform_after_physics (IK corrections kept)
+//!                    Writeback::World (MMD's rule): dynamic bones' world matrices written
+//!                    directly, bones below carried along, locals untouched; then
+//!                    SkeletonInstance::update_transform_after_physics_world
+//!                    (Ragdoll::step_world: the same over a host's own world slice)
 //!      → world / skin matrices
 //! ```
 //!
@@ -85,8 +89,8 @@ mod world;
 
 pub use error::PhysicsError;
 pub use module::PhysicsModule;
-pub use options::{JointProjection, PhysicsOptions, Profile, ProfileBody};
-pub use ragdoll::{enable_physics, Ragdoll, DEFAULT_GRAVITY};
+pub use options::{JointProjection, PhysicsOptions, Profile, ProfileBody, Writeback};
+pub use ragdoll::{enable_physics, PhysicsFrame, Ragdoll, DEFAULT_GRAVITY};
 pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
 
 /// Most rigid bodies one ragdoll simulates (real MMD models have tens to a few hundred): with

@@ -4,13 +4,20 @@ use sinew::dynamics::BodyMode;
 
 use crate::PhysicsError;
 
-/// Which bodies of a table are simulated, and how (the spec's profile for candidate tables).
+/// Which bodies of a table are simulated, how, and what joins them: the specification's
+/// profile, required to enable a candidate table (a glTF reader's, `profile_required`), usable
+/// on any table to pick a part of it.
 ///
-/// Bodies not listed are not created; joints touching them are skipped.
+/// Bodies not listed are not created; joints touching them are skipped. A candidate table
+/// carries no joints: the profile's [`Self::joints`] join its bodies (a chain of capsules
+/// hanging from a kinematic one, say).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Profile {
     /// Entries, at most one per body index (a later entry for the same body wins).
     pub bodies: Vec<ProfileBody>,
+    /// Joints added to the table's, over the table's body indices (both bodies must be in
+    /// the profile for the joint to be created).
+    pub joints: Vec<sinew::dynamics::Joint>,
 }
 
 /// One simulated body of a [`Profile`].
@@ -20,8 +27,9 @@ pub struct ProfileBody {
     pub body: usize,
     /// Mode override; `None` keeps the table's mode.
     pub mode: Option<BodyMode>,
-    /// Multiplies sphere/capsule radii (together with `Physics::profile_radius_scale()`);
-    /// finite and `> 0`. Default 1.
+    /// Multiplies sphere/capsule radii (together with `Physics::profile_radius_scale()`; a
+    /// capsule keeps its full length, its cylinder shortened by what the caps grew); finite
+    /// and `> 0`. Default 1.
     pub radius_scale: f32,
 }
 
@@ -43,7 +51,26 @@ impl Profile {
     pub fn from_bodies(bodies: impl IntoIterator<Item = usize>) -> Self {
         Self {
             bodies: bodies.into_iter().map(ProfileBody::new).collect(),
+            joints: Vec::new(),
         }
+    }
+
+    /// Adds body `body` with mode `mode` (`None`: the table's).
+    #[must_use]
+    pub fn body(mut self, body: usize, mode: Option<BodyMode>) -> Self {
+        self.bodies.push(ProfileBody {
+            body,
+            mode,
+            radius_scale: 1.0,
+        });
+        self
+    }
+
+    /// Adds a joint.
+    #[must_use]
+    pub fn joint(mut self, joint: sinew::dynamics::Joint) -> Self {
+        self.joints.push(joint);
+        self
     }
 }
 
@@ -79,6 +106,25 @@ pub struct PhysicsOptions {
     /// Joint projection after every step (see [`JointProjection`]); `None` leaves the joints
     /// to the solver alone, as Bullet does. Default `None`.
     pub joint_projection: Option<JointProjection>,
+    /// How the simulated pose reaches the instance. Default [`Writeback::Locals`] (the
+    /// specification's rule); MMD models want [`Writeback::World`].
+    pub writeback: Writeback,
+}
+
+/// How a ragdoll brings simulated bones back into an instance
+/// ([`Ragdoll::evaluate_physics_frame`](crate::Ragdoll::evaluate_physics_frame)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Writeback {
+    /// The specification's rule: simulated bones become output locals (rigid or affine, as
+    /// the table says), the hierarchy is rebuilt from them and pose constraints whose source
+    /// physics moved are evaluated again.
+    #[default]
+    Locals,
+    /// MMD's rule: simulated bones' world matrices are written directly (bones below them
+    /// carried along); the locals keep the animated pose, so what reads them after physics
+    /// (MMD's append, the bones evaluated after physics) reads the animation, not the
+    /// simulation. No world → local → world round trip.
+    World,
 }
 
 impl Default for PhysicsOptions {
@@ -94,6 +140,7 @@ impl Default for PhysicsOptions {
             reset_on_rewind: true,
             profile: None,
             joint_projection: None,
+            writeback: Writeback::Locals,
         }
     }
 }

@@ -21,7 +21,7 @@ use sinew::{BoneId, Skeleton, SkeletonInstance};
 use crate::contact::Collider;
 use crate::six_dof::{BodyState, ContactPoint, JointSolver, SixDof};
 use crate::world::{to_r, Rigid, World};
-use crate::{FrameReport, PhysicsError, PhysicsOptions, ResetReason};
+use crate::{FrameReport, PhysicsError, PhysicsOptions, ResetReason, Writeback};
 
 mod build;
 mod drive;
@@ -86,7 +86,8 @@ pub struct Ragdoll {
     world: World,
     bodies: Vec<BodyRt>,
     body_of_def: Vec<Option<usize>>,
-    /// The created joints in solver form, and each one's index in `Physics::joints()`.
+    /// The created joints in solver form, and each one's index: into `Physics::joints()`, then
+    /// (past its end) into the profile's joints.
     six: Vec<SixDof>,
     joint_defs: Vec<usize>,
     /// This step's contact points.
@@ -104,6 +105,8 @@ pub struct Ragdoll {
     last_root: Option<(DVec3, Quat)>,
     anim_world: Vec<Affine3A>,
     work: Vec<Affine3A>,
+    /// Per bone: its world matrix changed in the last world writeback.
+    moved: Vec<bool>,
     report: FrameReport,
 }
 
@@ -223,16 +226,26 @@ impl Ragdoll {
 
     /// Runs physics for one frame of `instance`: drive kinematic bodies from the animated
     /// (post-IK) pose, run the fixed steps this frame's `dt` pays for (accumulator, capped),
-    /// write simulated bones back into the instance's output locals (parent before child),
-    /// and rebuild its world matrices with
-    /// [`SkeletonInstance::update_transform_after_physics`] (IK corrections kept).
+    /// and bring the simulated pose back by the options' [`Writeback`]:
     ///
-    /// Evaluates the instance first when it is dirty or has never been evaluated. `time` is
-    /// used only to detect seeks backwards; `dt` (seconds) feeds the accumulator (non-finite or
-    /// negative counts as 0).
+    /// * [`Writeback::Locals`] (the specification's rule): simulated bones are written into
+    ///   the instance's output locals (parent before child) and the hierarchy rebuilt with
+    ///   [`SkeletonInstance::update_transform_after_physics`] (IK corrections kept; pose
+    ///   constraints whose source physics moved evaluated again);
+    /// * [`Writeback::World`] (MMD's rule): simulated bones' world matrices are written
+    ///   directly, the bones below them carried along, and
+    ///   [`SkeletonInstance::update_transform_after_physics_world`] evaluates what the
+    ///   definitions order after physics; the locals keep the animated pose, so dependants
+    ///   read what the animation made.
+    ///
+    /// Evaluates the instance first when it is dirty or has never been evaluated (with
+    /// [`Writeback::World`], only the part before physics). `time` is used only to detect
+    /// seeks backwards; `dt` (seconds) feeds the accumulator (non-finite or negative counts as
+    /// 0).
     ///
     /// # Errors
-    /// [`PhysicsError::SkeletonMismatch`] when `instance` is not over this ragdoll's skeleton.
+    /// [`PhysicsError::SkeletonMismatch`] when `instance` is not over this ragdoll's skeleton;
+    /// [`PhysicsError::TooManyContacts`] when the bodies pile up past the contact bound.
     pub fn evaluate_physics_frame(
         &mut self,
         instance: &mut SkeletonInstance,
@@ -242,16 +255,69 @@ impl Ragdoll {
         if !Arc::ptr_eq(instance.skeleton(), &self.skeleton) {
             return Err(PhysicsError::SkeletonMismatch);
         }
+        let world_writeback = self.options.writeback == Writeback::World;
         if instance.is_dirty() || instance.state().world().is_none() {
-            instance.update_transform();
+            if world_writeback {
+                instance.update_transform_before_physics();
+            } else {
+                instance.update_transform();
+            }
         }
+        let frame = PhysicsFrame {
+            time,
+            dt,
+            root: instance.state().root_affine(),
+            origin: instance.origin(),
+        };
+        self.simulate(instance.world(), &frame)?;
+        if world_writeback {
+            self.write_world(instance.state_mut().allocate_world(), &frame.root);
+            instance.update_transform_after_physics_world();
+        } else {
+            self.writeback(instance, &frame.root);
+            instance.update_transform_after_physics();
+        }
+        Ok(&self.report)
+    }
+
+    /// The slice-level frame for hosts that keep their own pose: `world` holds the animated
+    /// (post-IK) world matrices of this ragdoll's skeleton, in its order, relative to
+    /// `frame.origin`; the simulated pose is written back into it as [`Writeback::World`]
+    /// does (whatever the options say), bones below simulated ones carried along.
+    ///
+    /// # Errors
+    /// [`PhysicsError::SkeletonMismatch`] when `world` is not one matrix per bone;
+    /// [`PhysicsError::TooManyContacts`] as [`Self::evaluate_physics_frame`].
+    pub fn step_world(
+        &mut self,
+        world: &mut [Affine3A],
+        frame: &PhysicsFrame,
+    ) -> Result<&FrameReport, PhysicsError> {
+        if world.len() != self.skeleton.len() {
+            return Err(PhysicsError::SkeletonMismatch);
+        }
+        self.simulate(world, frame)?;
+        self.write_world(world, &frame.root);
+        Ok(&self.report)
+    }
+
+    /// Drives the bodies from `anim_world` and runs the frame's fixed steps; the report is
+    /// filled, nothing is written back.
+    fn simulate(
+        &mut self,
+        anim_world: &[Affine3A],
+        frame: &PhysicsFrame,
+    ) -> Result<(), PhysicsError> {
         self.report.clear();
-        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
-        self.anim_world.copy_from_slice(instance.world());
-        let root_affine = instance.state().root_affine();
+        let dt = if frame.dt.is_finite() && frame.dt > 0.0 {
+            frame.dt
+        } else {
+            0.0
+        };
+        let (time, root_affine, origin) = (frame.time, frame.root, frame.origin);
+        self.anim_world.copy_from_slice(anim_world);
 
         // Floating origin: keep bodies where they are in the world when the anchor moves.
-        let origin = instance.origin();
         if let Some(prev) = self.last_origin {
             if prev != origin {
                 self.shift(((prev - origin).as_vec3()) * self.unit_scale);
@@ -324,10 +390,23 @@ impl Ragdoll {
 
         self.guard();
         self.measure();
-        self.writeback(instance, &root_affine);
-        instance.update_transform_after_physics();
-        Ok(&self.report)
+        Ok(())
     }
+}
+
+/// What one physics frame of a host's own pose needs besides the pose
+/// ([`Ragdoll::step_world`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhysicsFrame {
+    /// The frame's time, seconds: a time more than one step before the last frame's is a
+    /// seek backwards (bodies re-seeded when [`PhysicsOptions::reset_on_rewind`]).
+    pub time: f32,
+    /// Seconds this frame advances (fed to the fixed-step accumulator).
+    pub dt: f32,
+    /// The root matrix the skeleton's roots hang from, relative to `origin`.
+    pub root: Affine3A,
+    /// The floating-origin anchor the world matrices are relative to.
+    pub origin: DVec3,
 }
 
 /// `Ragdoll::new` under the spec's name.

@@ -704,6 +704,7 @@ fn profile_selects_bodies_and_overrides_mode() {
                 radius_scale: 2.0,
             },
         ],
+        joints: Vec::new(),
     };
     let r = Ragdoll::new(
         &m,

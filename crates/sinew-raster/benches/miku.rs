@@ -3,13 +3,11 @@
 //! MMD edges; criterion times `Frame::clear` + drawing every material, single-threaded.
 //! Skipped with a message when the shared assets are absent.
 
-use std::sync::Arc;
-
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use glam::{Affine3A, Vec3};
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
+use glam::Vec3;
+use sinew_character::{Character, CharacterModel};
 use sinew_raster::{Camera, DrawMaterial, Frame, Light, MeshView, Texture, Winding};
-use sinew_skin::{Deformed, SkinMode, TextureSource};
+use sinew_skin::TextureSource;
 
 fn bench(c: &mut Criterion) {
     let (Some(pmd), Some(vmd)) = (
@@ -18,27 +16,13 @@ fn bench(c: &mut Criterion) {
     ) else {
         return;
     };
-    let model = Arc::new(MmdModel::from_bytes(&std::fs::read(&pmd).unwrap()).unwrap());
-    let motion = MmdMotion::from_vmd(
-        &Vmd::parse(&std::fs::read(vmd).unwrap()).unwrap(),
-        Some(&model),
-    )
-    .unwrap();
-    let mut player = MotionPlayer::new(Arc::new(motion), &model);
-    let mut inst = MmdInstance::new(Arc::clone(&model));
-    player.apply(1200.0, &mut inst);
-    inst.evaluate(EvalOptions::default());
-    let mesh = Arc::clone(model.mesh());
-    let mut matrices = vec![Affine3A::IDENTITY; model.bones().len()];
-    inst.skin_matrices(&mut matrices);
-    let mut d = Deformed::new(&mesh);
-    d.update(
-        &mesh,
-        &matrices,
-        inst.effective_morph_weights(),
-        SkinMode::Linear,
-    )
-    .unwrap();
+    let model = CharacterModel::load(&pmd).unwrap();
+    let motion = model.load_motion(vmd).unwrap();
+    let mut character = Character::new(&model);
+    character.play(&motion);
+    character.seek(1200.0 / 30.0).unwrap();
+    let mesh = std::sync::Arc::clone(&model.meshes()[0].mesh);
+    let d = character.skinned_mesh(0).unwrap();
     // MMD's left-handed space mirrored into the right-handed display space.
     let mirror = Vec3::new(1.0, 1.0, -1.0);
     let positions: Vec<Vec3> = d.positions().iter().map(|p| *p * mirror).collect();

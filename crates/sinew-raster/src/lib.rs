@@ -60,4 +60,4 @@ pub use camera::Camera;
 pub use error::RasterError;
 pub use frame::{DrawStats, Frame, MAX_FRAME_SIDE};
 pub use mesh::{DrawMaterial, Light, MeshView, Winding};
-pub use texture::{Texture, MAX_TEXTURE_PIXELS, MAX_TEXTURE_SIDE};
+pub use texture::{find_texture, Texture, MAX_TEXTURE_PIXELS, MAX_TEXTURE_SIDE};

@@ -150,6 +150,29 @@ fn wrap_axis(t: f32, size: u32) -> (usize, usize, f32) {
     (i0, i1, frac)
 }
 
+/// Finds `relative` under `folder`, matching names case-insensitively where the exact name is
+/// missing (MMD models come from Windows, where `Eye.BMP` and `eye.bmp` are one file).
+#[must_use]
+pub fn find_texture(
+    folder: &std::path::Path,
+    relative: &std::path::Path,
+) -> Option<std::path::PathBuf> {
+    let exact = folder.join(relative);
+    if exact.is_file() {
+        return Some(exact);
+    }
+    let mut at = folder.to_path_buf();
+    for part in relative.components() {
+        let name = part.as_os_str().to_string_lossy().to_lowercase();
+        let next = std::fs::read_dir(&at)
+            .ok()?
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().to_lowercase() == name)?;
+        at = next.path();
+    }
+    at.is_file().then_some(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,6 @@ use sinew::ik::{
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::{SkeletonInstance, Transform};
 use sinew_humanoid::Humanoid;
-use sinew_mmd::{EvalOptions, MmdInstance, MmdSkeletonInstance};
 use sinew_physics::{PhysicsOptions, Ragdoll};
 use sinew_testkit::ik as ik_cases;
 
@@ -436,8 +435,8 @@ fn format_ns(ns: f64) -> String {
     }
 }
 
-/// miku_v2 dancing wavefile_v2 with IK and append, one frame per call, through the MMD runtime
-/// and through the generic `SkeletonInstance` (skipped without the shared assets).
+/// miku_v2 dancing wavefile_v2 with IK and append, one frame per call, bone by bone
+/// and staged, as a `Character` runs it (skipped without the shared assets).
 fn mmd_frame(timer: &Timer) -> Result<Vec<Row>, CliError> {
     let dir = sinew_testkit::assets_path();
     let model_path = dir.join("mmd/threejs-examples/miku/miku_v2.pmd");
@@ -453,41 +452,59 @@ fn mmd_frame(timer: &Timer) -> Result<Vec<Row>, CliError> {
             ),
         }]);
     }
-    let model = crate::source::load_mmd(&model_path)?;
-    let mut player = crate::source::load_motion(&motion_path, &model)?;
-    let last = player.motion().last_frame.max(1) as f32;
-    let mut inst = MmdInstance::new(Arc::clone(&model));
-    inst.set_bone_by_bone(true);
-    let mut frame = 0.0f32;
-    let ns = timer.measure(|| {
-        frame = (frame + 1.0) % last;
-        player.apply(frame, &mut inst);
-        inst.evaluate(EvalOptions::default());
-        black_box(inst.world());
-    });
-    let mut generic =
-        MmdSkeletonInstance::new(Arc::clone(&model), EvalOptions::default()).map_err(internal)?;
-    let generic_ns = timer.measure(|| {
-        frame = (frame + 1.0) % last;
-        player.apply(frame, &mut inst);
-        generic.evaluate(&inst);
-        black_box(generic.world());
-    });
+    let mmd = crate::source::load_model(&model_path)?;
+    let (mmd_model, _) = mmd
+        .mmd()
+        .ok_or_else(|| internal("miku_v2 is an MMD model"))?;
+    let bone_by_bone = sinew_character::CharacterModel::from_mmd_order(
+        Arc::clone(mmd_model),
+        sinew_mmd::MmdOrder::BoneByBone,
+    )
+    .map_err(internal)?;
+    let motion = mmd
+        .load_motion(&motion_path)
+        .map_err(|e| crate::source::character_error(e, &motion_path))?;
+    let last = (motion.duration() * 30.0).max(1.0);
+    let mut time_of = {
+        let mut frame = 0.0f32;
+        move || {
+            frame = (frame + 1.0) % last;
+            frame / 30.0
+        }
+    };
+    let mut measure = |model: &Arc<sinew_character::CharacterModel>| -> Result<f64, CliError> {
+        let mut c = sinew_character::Character::new(model);
+        c.play(&motion);
+        let mut failed = None;
+        let ns = timer.measure(|| {
+            if let Err(e) = c.seek(time_of()) {
+                failed = Some(e);
+            }
+            black_box(c.world());
+        });
+        match failed {
+            Some(e) => Err(internal(e)),
+            None => Ok(ns),
+        }
+    };
+    let ns = measure(&bone_by_bone)?;
+    let staged_ns = measure(&mmd)?;
+    let model = mmd_model;
     Ok(vec![
         Row {
             name: "MMD frame, bone by bone",
             ns: Some(ns),
             unit: "frame",
             note: format!(
-                "miku_v2 + wavefile, {} bones, motion + IK + append (MmdInstance bone by bone: the generic instance in MMD's evaluation order)",
+                "miku_v2 + wavefile, {} bones, motion + IK + append + morphs (a Character over the bone-by-bone definitions: MMD's evaluation order)",
                 model.bones().len()
             ),
         },
         Row {
-            name: "MMD frame, SkeletonInstance",
-            ns: Some(generic_ns),
+            name: "MMD frame, Character",
+            ns: Some(staged_ns),
             unit: "frame",
-            note: "the same through the generic instance in stages (MmdSkeletonInstance; what MmdInstance uses for miku_v2)".into(),
+            note: "the same, staged (what a Character of miku_v2 runs)".into(),
         },
     ])
 }

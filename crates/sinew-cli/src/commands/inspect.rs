@@ -245,7 +245,17 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
 }
 
 fn describe_gltf(path: &Path, full: bool) -> Result<String, CliError> {
-    let g = crate::source::load_gltf_with(path, sinew_gltf::LoadOptions::default())?;
+    match std::fs::metadata(path) {
+        Err(e) => return Err(bad_input(path, format!("cannot read: {e}"))),
+        Ok(m) if !m.is_file() => return Err(bad_input(path, "not a regular file")),
+        Ok(_) => {}
+    }
+    let g = sinew_gltf::GltfModel::load(path).map_err(|e| match e {
+        sinew_gltf::GltfError::Io { source, .. } => {
+            bad_input(path, format!("cannot read: {source}"))
+        }
+        e => bad_input(path, e),
+    })?;
     let doc = g.document();
     let skeleton = g.skeleton();
     let mut out = String::new();

@@ -17,17 +17,16 @@ use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{json, Value};
-use sinew_mmd::{
-    EvalOptions, GenericGap, MmdFormat, MmdInstance, MmdModel, MmdMotion, MmdSkeletonInstance,
-    MotionPlayer, StaticPose, Vmd,
-};
+use sinew::instance::Stages;
+use sinew_character::{Character, CharacterModel, PoseFile};
+use sinew_mmd::{MmdFormat, MmdModel, MmdOrder, StagedGap};
 
 use std::io::Write;
 
 use crate::commands::inspect::{bad_input, read_file};
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
-use crate::source::{kind_of, load_gltf_with, MmdPhysics, ModelKind, MMD_FPS};
+use crate::source::{character_error, kind_of, ModelKind, MMD_FPS};
 
 /// Arguments of `sinew pose`.
 #[derive(Args, Debug)]
@@ -37,7 +36,8 @@ pub struct PoseArgs {
     /// A VMD motion to play (frames at 30 fps).
     #[arg(long)]
     pub motion: Option<PathBuf>,
-    /// A static pose JSON (`{"bones": {"name": {"t": [..], "r": [..]}}}`, MMD coordinates).
+    /// A pose JSON: bones (`{"bones": {"name": {"t": [..], "r": [..]}}}`, offsets from rest)
+    /// and IK targets (`{"targets": {"chain": {"position": [..], "weight": w}}}`), any model.
     #[arg(long)]
     pub pose: Option<PathBuf>,
     /// Frames (30 fps) to evaluate, comma-separated.
@@ -46,14 +46,19 @@ pub struct PoseArgs {
     /// Modes: fk (animation only), grant (+ append), ik (+ IK), full (IK + append).
     #[arg(long, value_delimiter = ',', default_value = "fk,grant,ik,full")]
     pub modes: Vec<String>,
-    /// Simulate rigid-body physics (MMD models with `--motion`): frames are simulated in
-    /// order from frame 0 at 30 fps up to the largest requested one.
+    /// Simulate rigid-body physics: frames are simulated in order from frame 0 at 30 fps up
+    /// to the largest requested one (MMD models: with `--motion`; glTF models: the reader's
+    /// candidates under a profile, see `--dynamic`).
     #[arg(long)]
     pub physics: bool,
+    /// glTF physics: the bones whose subtrees hang under physics (comma-separated; default:
+    /// the chains named like hair, tail, skirt, cape, …).
+    #[arg(long, value_delimiter = ',')]
+    pub dynamic: Vec<String>,
     /// How the generic `SkeletonInstance` evaluates an MMD model: `staged` (constraints →
     /// hierarchy → IK → late constraints; the default for a model it expresses whole) or
     /// `bone-by-bone` (MMD's evaluation order carried in the definitions; the default for a
-    /// model with rules the staged evaluation does not express, `MmdModel::generic_gaps`,
+    /// model with rules the staged evaluation does not express, `MmdModel::staged_gaps`,
     /// e.g. a local append from a bone evaluated later or, with `--physics`, bones MMD
     /// evaluates after physics that read more than their parent). `--runtime generic` and
     /// `--runtime mmd` are the older names of the two.
@@ -171,7 +176,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
     };
     for m in &args.modes {
-        if EvalOptions::from_mode(m).is_none() {
+        if Stages::from_mode(m).is_none() {
             return Err(bad_input(
                 &PathBuf::from("--modes"),
                 format!("unknown mode \"{m}\" (use fk, grant, ik, full)"),
@@ -179,62 +184,101 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
     }
     let bytes = read_file(&args.model)?;
-    let model = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
-    // In stages by default where that expresses the model (no `GenericGap`), else bone by
+    let mmd = Arc::new(MmdModel::from_bytes(&bytes).map_err(|e| bad_input(&args.model, e))?);
+    // In stages by default where that expresses the model (no `StagedGap`), else bone by
     // bone.
-    let gaps = model.generic_gaps(args.physics);
+    let gaps = mmd.staged_gaps(args.physics);
     let bone_by_bone = match requested {
         Some(false)
-            if gaps
-                .iter()
-                .any(|g| matches!(g, GenericGap::AfterPhysics { .. })) =>
+            if gaps.iter().any(|g| {
+                matches!(
+                    g,
+                    StagedGap::AfterPhysics { .. } | StagedGap::BodyOnDisplacedBone { .. }
+                )
+            }) =>
         {
             return Err(bad_input(
                 &PathBuf::from("--evaluation"),
-                "this model has after-physics bones that read more than their parent (MmdModel::generic_gaps): --physics needs --evaluation bone-by-bone",
+                "this model's physics needs MMD's order (after-physics bones that read more than their parent, or bodies on bones evaluated before their parent: MmdModel::staged_gaps): --physics needs --evaluation bone-by-bone",
             ))
         }
         Some(choice) => choice,
         None => !gaps.is_empty(),
     };
+    let order = if bone_by_bone {
+        MmdOrder::BoneByBone
+    } else {
+        MmdOrder::Staged
+    };
+    let mut model = CharacterModel::from_mmd_order(Arc::clone(&mmd), order)
+        .map_err(|e| character_error(e, &args.model))?;
     let (pose, pose_value) = match &args.pose {
         Some(p) => {
             let text =
                 String::from_utf8(read_file(p)?).map_err(|_| bad_input(p, "not UTF-8 text"))?;
             let v: Value = serde_json::from_str(&text)
                 .map_err(|e| bad_input(p, format!("invalid JSON: {e}")))?;
-            let pose = StaticPose::from_value(&v).map_err(|e| bad_input(p, e))?;
+            let pose = PoseFile::from_value(&v).map_err(|e| bad_input(p, e))?;
             (Some(pose), v)
         }
         None => (None, Value::Null),
     };
+    if let (Some(pose), Some(path)) = (&pose, &args.pose) {
+        if !pose.chains.is_empty() {
+            model = model
+                .with_ik_chains(&pose.chains)
+                .map_err(|e| bad_input(path, e))?;
+        }
+    }
     if args.pose.is_some() && args.motion.is_some() {
         return Err(bad_input(
             &PathBuf::from("--pose"),
             "give either --pose or --motion, not both",
         ));
     }
-    let mut player = match &args.motion {
-        Some(p) => {
-            let vmd = Vmd::parse(&read_file(p)?).map_err(|e| bad_input(p, e))?;
-            let motion = MmdMotion::from_vmd(&vmd, Some(&model)).map_err(|e| bad_input(p, e))?;
-            let player = MotionPlayer::new(Arc::new(motion), &model);
-            if !player.unmatched_bones().is_empty() {
-                eprintln!(
-                    "sinew: warning: {} motion bones are not in the model",
-                    player.unmatched_bones().len()
-                );
-            }
-            Some(player)
+    let motion =
+        match &args.motion {
+            Some(p) => Some(model.load_motion(p).map_err(|e| character_error(e, p))?),
+            None => match &pose {
+                Some(pose) => Some(pose.to_motion().map_err(|e| {
+                    bad_input(args.pose.as_deref().unwrap_or(Path::new("--pose")), e)
+                })?),
+                None => None,
+            },
+        };
+    // One character per mode, each with the motion (or pose) and the pose's targets.
+    let character = |stages: Stages| -> Result<Character, CliError> {
+        let mut c = Character::new(&model);
+        c.set_stages(stages);
+        if let Some(m) = &motion {
+            c.play(m);
         }
-        None => None,
+        if let (Some(pose), Some(p)) = (&pose, &args.pose) {
+            pose.apply_targets(&mut c).map_err(|e| bad_input(p, e))?;
+        }
+        if args.physics {
+            c.enable_physics()
+                .map_err(|e| bad_input(&args.model, format!("--physics: {e}")))?;
+        }
+        Ok(c)
     };
-    // The animated input (motion, pose), evaluated by one generic instance per mode.
-    let mut inst = MmdInstance::new(Arc::clone(&model));
-    if let Some(pose) = &pose {
-        let unknown = pose.apply(&mut inst);
-        for u in unknown {
-            eprintln!("sinew: warning: pose bone \"{u}\" is not in the model");
+    {
+        let probe = character(Stages::ALL)?;
+        let first = probe.layers().next().map(|l| l.0);
+        if let Some(id) = first {
+            let (bones, _) = probe.unmatched(id).unwrap_or_default();
+            if !bones.is_empty() {
+                if args.pose.is_some() {
+                    for u in bones {
+                        eprintln!("sinew: warning: pose bone \"{u}\" is not in the model");
+                    }
+                } else {
+                    eprintln!(
+                        "sinew: warning: {} motion bones are not in the model",
+                        bones.len()
+                    );
+                }
+            }
         }
     }
     let limits = &args.limits;
@@ -250,14 +294,14 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     limits.frames(per_mode * args.modes.len() as u64, "--frames")?;
     limits.memory(
         JSON_BYTES_PER_BONE
-            * model.bones().len() as u64
+            * mmd.bones().len() as u64
             * args.frames.len() as u64
             * args.modes.len() as u64,
         "--json",
     )?;
     let mut output = Output::create(&args.json)?;
     let mut out = std::io::BufWriter::new(output.file().try_clone().map_err(|e| output.error(e))?);
-    let bones: Vec<Value> = model
+    let bones: Vec<Value> = mmd
         .bones()
         .iter()
         .enumerate()
@@ -267,12 +311,12 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         })
         .collect();
     let head = json!({
-        "tool": format!("sinew {} {}, physics {}", env!("CARGO_PKG_VERSION"), if bone_by_bone { "SkeletonInstance, bone by bone (MMD's evaluation order)" } else { "SkeletonInstance, staged" }, if args.physics { "on (30 fps from frame 0)" } else { "off" }),
+        "tool": format!("sinew {} Character, {}, physics {}", env!("CARGO_PKG_VERSION"), if bone_by_bone { "bone by bone (MMD's evaluation order)" } else { "staged" }, if args.physics { "on (30 fps from frame 0)" } else { "off" }),
         "model": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
         "vmd": args.motion.as_ref().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()),
         "pose": pose_value,
         "fps": 30,
-        "format": match model.format() { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
+        "format": match mmd.format() { MmdFormat::Pmx => "pmx", MmdFormat::Pmd => "pmd" },
         "coordinate_note": "MMD left-handed model space: world_* equal world_*_mmd",
         "bones": bones,
     });
@@ -283,6 +327,12 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     out.write_all(&head.as_bytes()[..head.len() - 1])
         .map_err(io)?;
     out.write_all(b",\"modes\":{").map_err(io)?;
+    // World matrices leave in file order (the schema's): the skeleton's order stops here.
+    let file_world = |world: &[glam::Affine3A]| -> Vec<glam::Affine3A> {
+        (0..mmd.bones().len())
+            .map(|i| world[model.bone_of_source(i).expect("a file bone").index()])
+            .collect()
+    };
     let write_frame = |out: &mut std::io::BufWriter<std::fs::File>,
                        first: bool,
                        frame: u32,
@@ -290,7 +340,7 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
      -> Result<(), CliError> {
         let label = format!("frame {frame}");
         let mut bones = Vec::with_capacity(world.len());
-        for (b, w) in model.bones().iter().zip(world) {
+        for (b, w) in mmd.bones().iter().zip(world) {
             let (t, q, s) = trs(w, &args.model, &label, &b.name)?;
             bones.push(json!({"name": b.name, "world_t": t, "world_q": q, "world_s": s, "world_t_mmd": t, "world_q_mmd": q}));
         }
@@ -300,35 +350,25 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
         }
         serde_json::to_writer(&mut *out, &doc).map_err(|e| output.error(e))
     };
+    let fail = |e| character_error(e, &args.model);
     for (m, mode) in args.modes.iter().enumerate() {
-        let opts = EvalOptions::from_mode(mode).expect("checked");
+        let mut c = character(Stages::from_mode(mode).expect("checked"))?;
         if m > 0 {
             out.write_all(b",").map_err(io)?;
         }
         serde_json::to_writer(&mut out, mode).map_err(|e| output.error(e))?;
         out.write_all(b":[").map_err(io)?;
-        let mut g = MmdSkeletonInstance::with_evaluation(Arc::clone(&model), opts, bone_by_bone)
-            .map_err(|e| bad_input(&args.model, e))?;
         if args.physics {
             // Simulated from frame 0; the requested frames' matrices are kept (within the
             // memory bound checked above) and written in the order asked.
-            let mut physics = MmdPhysics::new(&model, &args.model)?;
-            inst.set_physics_active(true);
-            let mut locals = vec![sinew::Transform::IDENTITY; model.skeleton().len()];
             let mut kept = std::collections::HashMap::with_capacity(sorted.len());
             let mut want = sorted.iter().peekable();
             for frame in 0..=sorted.last().copied().unwrap_or(0) {
-                if let Some(player) = player.as_mut() {
-                    player.apply(frame as f32, &mut inst);
-                }
-                g.evaluate_before_physics(&inst);
-                g.write_locals(&mut locals);
-                physics.input_mut().copy_from_slice(&locals);
-                g.set_world_from_skeleton_order(physics.step(1.0 / MMD_FPS)?);
-                g.evaluate_after_physics();
+                c.update(frame as f32 / MMD_FPS, 1.0 / MMD_FPS)
+                    .map_err(fail)?;
                 if want.peek() == Some(&&frame) {
                     want.next();
-                    kept.insert(frame, g.world().to_vec());
+                    kept.insert(frame, file_world(c.world()));
                 }
             }
             for (k, frame) in args.frames.iter().enumerate() {
@@ -336,11 +376,8 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
             }
         } else {
             for (k, &frame) in args.frames.iter().enumerate() {
-                if let Some(player) = player.as_mut() {
-                    player.apply(frame as f32, &mut inst);
-                }
-                g.evaluate(&inst);
-                write_frame(&mut out, k == 0, frame, g.world())?;
+                c.seek(frame as f32 / MMD_FPS).map_err(fail)?;
+                write_frame(&mut out, k == 0, frame, &file_world(c.world()))?;
             }
         }
         out.write_all(b"]").map_err(io)?;
@@ -352,26 +389,22 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     println!(
         "wrote {} ({} bones, {} modes × {} frames)",
         args.json.display(),
-        model.bones().len(),
+        mmd.bones().len(),
         args.modes.len(),
         args.frames.len()
     );
     Ok(())
 }
 
-/// `sinew pose` for glTF models: the schema of `gltf_oracle.mjs`.
+/// `sinew pose` for glTF models: the schema of `gltf_oracle.mjs`. With `--pose` (IK targets
+/// and bones) or `--physics`, the character's pose; times must then ascend, physics simulated
+/// from time 0 in steps of at most 1/30 s.
 fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
-    for (flag, given) in [
-        ("--motion", args.motion.is_some()),
-        ("--pose", args.pose.is_some()),
-        ("--physics", args.physics),
-    ] {
-        if given {
-            return Err(bad_input(
-                &PathBuf::from(flag),
-                "is for MMD models; glTF models take --clip and --times",
-            ));
-        }
+    if args.motion.is_some() {
+        return Err(bad_input(
+            &PathBuf::from("--motion"),
+            "is for MMD models; glTF models take --clip and --times",
+        ));
     }
     if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
         return Err(bad_input(
@@ -379,25 +412,55 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
             format!("times must be finite and non-negative, got {t}"),
         ));
     }
+    if args.physics && args.times.windows(2).any(|w| w[1] < w[0]) {
+        return Err(bad_input(
+            &PathBuf::from("--times"),
+            "must ascend with --physics (simulated from time 0)",
+        ));
+    }
     args.limits.frames(args.times.len() as u64, "--times")?;
     let output = Output::create(&args.json)?;
     // Rotation keys as stored (three.js does not normalise them), so the dump compares.
-    let model = load_gltf_with(
+    let mut character_model = CharacterModel::load_gltf_with(
         &args.model,
         sinew_gltf::LoadOptions {
             normalize_rotations: false,
         },
-    )?;
+    )
+    .map_err(|e| character_error(e, &args.model))?;
+    let pose = args
+        .pose
+        .as_deref()
+        .map(crate::source::load_pose)
+        .transpose()?;
+    if let (Some(pose), Some(p)) = (&pose, &args.pose) {
+        if !pose.chains.is_empty() {
+            character_model = character_model
+                .with_ik_chains(&pose.chains)
+                .map_err(|e| bad_input(p, e))?;
+        }
+    }
+    let model = character_model.gltf().expect("a glTF model");
     // A model without animations is reported in its rest pose at every time (as three.js
     // does); asking for a clip of it is an error.
-    let mut sampler = if model.clips().is_empty() && args.clip.is_none() {
-        None
-    } else {
-        Some(
-            sinew_gltf::JointSampler::new(&model, args.clip.unwrap_or(0))
-                .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?,
-        )
-    };
+    let animated = !(model.clips().is_empty() && args.clip.is_none());
+    let mut character = Character::new(&character_model);
+    if animated {
+        let motion = character_model
+            .clip(args.clip.unwrap_or(0))
+            .map_err(|e| bad_input(&PathBuf::from("--clip"), e))?;
+        character.play(motion);
+    }
+    if let (Some(p), Some(pose)) = (&args.pose, &pose) {
+        if !pose.bones.is_empty() {
+            character.play(&pose.to_motion().map_err(|e| bad_input(p, e))?);
+        }
+        pose.apply_targets(&mut character)
+            .map_err(|e| bad_input(p, e))?;
+    }
+    if args.physics {
+        crate::source::enable_physics(&mut character, &args.model, &args.dynamic)?;
+    }
     let clip = args.clip.unwrap_or(0);
     let doc = model.document();
     let node_name = |n: usize| -> Value {
@@ -434,11 +497,23 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         "--times",
     )?;
     let mut samples = Vec::with_capacity(args.times.len());
-    for &time in &args.times {
-        let world = match &mut sampler {
-            Some(sampler) => sampler.sample(time),
-            None => model.skeleton().rest_world(),
-        };
+    let fail = |e| character_error(e, &args.model);
+    let mut now = 0.0f32;
+    for (k, &time) in args.times.iter().enumerate() {
+        if args.physics {
+            // From time 0 (or the last time) in steps of at most 1/30 s.
+            if k == 0 {
+                character.update(0.0, 0.0).map_err(fail)?;
+            }
+            while now < time {
+                let next = (now + 1.0 / 30.0).min(time);
+                character.update(next, next - now).map_err(fail)?;
+                now = next;
+            }
+        } else {
+            character.seek(time).map_err(fail)?;
+        }
+        let world = character.world();
         let label = format!("time {time}");
         let mut js = Vec::with_capacity(joints.len());
         for &(node, bone) in &joints {
@@ -450,9 +525,9 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
         samples.push(json!({"time": f64::from(time), "joints": js}));
     }
     let out = json!({
-        "tool": format!("sinew {} JointSampler", env!("CARGO_PKG_VERSION")),
+        "tool": format!("sinew {} Character", env!("CARGO_PKG_VERSION")),
         "file": args.model.file_name().map(|n| n.to_string_lossy().to_string()),
-        "clip": sampler.as_ref().map_or(Value::Null, |_| clip_json(clip, &model.clips()[clip])),
+        "clip": if animated { clip_json(clip, &model.clips()[clip]) } else { Value::Null },
         "clips": clips,
         "skins": skins,
         "samples": samples,
@@ -460,7 +535,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     let text = serde_json::to_string(&out).map_err(|e| CliError::Internal(e.to_string()))?;
     std::fs::write(&args.json, text).map_err(|e| output.error(e))?;
     output.keep();
-    let which = if sampler.is_some() {
+    let which = if animated {
         format!("clip {clip}")
     } else {
         "rest pose: no animation".to_owned()

@@ -38,9 +38,16 @@ pub struct RenderArgs {
     /// The animation to play (glTF models; default 0).
     #[arg(long)]
     pub clip: Option<usize>,
+    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
+    #[arg(long)]
+    pub pose: Option<PathBuf>,
     /// Simulate rigid bodies (drawn as circles).
     #[arg(long)]
     pub physics: bool,
+    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
+    /// hair, tail, skirt, …).
+    #[arg(long, value_delimiter = ',')]
+    pub dynamic: Vec<String>,
     /// Frame range `A..B` (end exclusive) or `A..=B` at `--fps`; default: the whole motion or
     /// clip, at most 10 s.
     #[arg(long)]
@@ -267,7 +274,9 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         model: args.model.clone(),
         motion: args.motion.clone(),
         clip: args.clip,
+        pose: args.pose.clone(),
         physics: args.physics,
+        dynamic: args.dynamic.clone(),
         fps: args.fps,
     })?;
     let (a, b) = frame_range(args.frames.as_deref(), &anim)?;
@@ -290,7 +299,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let meshes = if args.no_mesh {
         None
     } else {
-        Meshes::of(&anim, SkinMode::Linear)?
+        Meshes::of(anim.model(), SkinMode::Linear)
     };
     let overlay = Overlay::parse(&args.overlay, meshes.is_some())?;
     let bar = if args.quiet {
@@ -334,7 +343,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     let layout = Layout {
         views,
         cell: args.cell,
-        mirror_z: anim.mmd_model().is_some(),
+        mirror_z: anim.model().kind() == sinew_character::ModelKind::Mmd,
     };
     let parents = anim.parents().to_vec();
     let init = || {

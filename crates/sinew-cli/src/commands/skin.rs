@@ -2,10 +2,11 @@
 //! schema of `shared/oracle/three_skin_oracle.mjs`, so sinew's CPU skinning can be diffed
 //! against three.js (`shared/conformance/skin/`).
 //!
-//! MMD models (`.pmx`, `.pmd`): `--motion`, `--frames` (30 fps), optional `--physics` (frames
-//! simulated in order from 0); positions in MMD model space. glTF models (`.glb`, `.gltf`):
-//! `--clip`, `--times` (seconds); every skinned primitive, relative to the scene root, with
-//! its animated morph weights. Morphs are applied before
+//! MMD models (`.pmx`, `.pmd`): `--motion`, `--frames` (30 fps); positions in MMD model space.
+//! glTF models (`.glb`, `.gltf`): `--clip`, `--times` (seconds); every skinned primitive,
+//! relative to the scene root, with its animated morph weights. Either kind: `--pose` (bones
+//! and IK targets), `--physics` (simulated in order from 0; glTF: `--dynamic`). The evaluation
+//! is the library's `Character`. Morphs are applied before
 //! skinning; SDEF and QDEF vertices are skinned as such (three.js blends them linearly, so
 //! compare those separately). `--dual-quaternion` skins every vertex with dual quaternions.
 
@@ -20,9 +21,7 @@ use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
 use crate::skinning::Meshes;
-use crate::source::{kind_of, load_gltf, AnimSpec, Animator, ModelKind, MMD_FPS};
-use sinew_gltf::{GltfMesh, JointSampler};
-use sinew_skin::Deformed;
+use crate::source::{kind_of, AnimSpec, Animator, ModelKind, MMD_FPS};
 
 /// Arguments of `sinew skin`.
 #[derive(Args, Debug)]
@@ -41,9 +40,16 @@ pub struct SkinArgs {
     /// Times in seconds to sample (glTF models), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub times: Vec<f32>,
+    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
+    #[arg(long)]
+    pub pose: Option<PathBuf>,
     /// Simulate rigid-body physics (every frame from 0 is simulated).
     #[arg(long)]
     pub physics: bool,
+    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
+    /// hair, tail, skirt, …).
+    #[arg(long, value_delimiter = ',')]
+    pub dynamic: Vec<String>,
     /// Skin every vertex with dual quaternions instead of linear blending.
     #[arg(long)]
     pub dual_quaternion: bool,
@@ -106,21 +112,20 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     let mut anim = Animator::new(&AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
-        clip: None,
+        clip: args.clip,
+        pose: args.pose.clone(),
         physics: args.physics,
+        dynamic: args.dynamic.clone(),
         fps: MMD_FPS,
     })?;
-    let model = anim
-        .mmd_model()
-        .cloned()
-        .ok_or_else(|| CliError::Internal("an MMD model without its model".into()))?;
+    let model = std::sync::Arc::clone(anim.model());
     let mode = if args.dual_quaternion {
         SkinMode::DualQuaternion
     } else {
         SkinMode::Linear
     };
     let mut meshes =
-        Meshes::of(&anim, mode)?.ok_or_else(|| bad_input(&args.model, "the model has no mesh"))?;
+        Meshes::of(&model, mode).ok_or_else(|| bad_input(&args.model, "the model has no mesh"))?;
     let evaluated = if args.physics {
         u64::from(last) + 1
     } else {
@@ -186,10 +191,10 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
 /// glTF: every skinned primitive (three.js's traversal order) at each time, relative to the
 /// scene root, in the schema of the oracle's glTF output.
 fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
-    if args.motion.is_some() || args.physics {
+    if args.motion.is_some() {
         return Err(bad_input(
             std::path::Path::new("--motion"),
-            "glTF models take --clip and --times (no --motion or --physics)",
+            "glTF models take --clip and --times",
         ));
     }
     if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
@@ -198,76 +203,75 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
             format!("times must be finite and >= 0, got {t}"),
         ));
     }
-    let output = Output::create(&args.json)?;
-    let model = load_gltf(&args.model)?;
-    let meshes: Vec<GltfMesh> = model
-        .meshes()
-        .map_err(|e| bad_input(&args.model, format!("meshes: {e}")))?
-        .into_iter()
-        .filter(|m| m.skin.is_some())
-        .collect();
-    if meshes.is_empty() {
-        return Err(bad_input(&args.model, "the model has no skinned mesh"));
+    if args.physics && args.times.windows(2).any(|w| w[1] < w[0]) {
+        return Err(bad_input(
+            std::path::Path::new("--times"),
+            "must ascend with --physics (simulated from time 0)",
+        ));
     }
-    let clip_index = args.clip.unwrap_or(0);
-    let mut sampler = if model.clips().is_empty() && args.clip.is_none() {
-        let rest = sinew::anim::Clip::builder("rest pose")
-            .build()
-            .map_err(|e| CliError::Internal(e.to_string()))?;
-        JointSampler::for_clip(&model, rest)
-    } else {
-        JointSampler::new(&model, clip_index)
-            .map_err(|e| bad_input(std::path::Path::new("--clip"), e))?
-    };
-    args.limits.frames(args.times.len() as u64, "--times")?;
-    let vertices: usize = meshes.iter().map(|m| m.mesh.positions.len()).sum();
-    args.limits.memory(
-        args.times.len() as u64 * vertices as u64 * JSON_BYTES_PER_VERTEX,
-        "--times",
-    )?;
-    let mut deformed: Vec<Deformed> = meshes.iter().map(|m| Deformed::new(&m.mesh)).collect();
+    let output = Output::create(&args.json)?;
+    let mut anim = Animator::new(&AnimSpec {
+        model: args.model.clone(),
+        motion: None,
+        clip: args.clip,
+        pose: args.pose.clone(),
+        physics: args.physics,
+        dynamic: args.dynamic.clone(),
+        fps: MMD_FPS,
+    })?;
+    let model = std::sync::Arc::clone(anim.model());
     let mode = if args.dual_quaternion {
         SkinMode::DualQuaternion
     } else {
         SkinMode::Linear
     };
+    let mut meshes = Meshes::of(&model, mode)
+        .filter(|m| m.parts.iter().any(|p| p.source.skinned))
+        .ok_or_else(|| bad_input(&args.model, "the model has no skinned mesh"))?;
+    meshes.parts.retain(|p| p.source.skinned);
+    args.limits.frames(args.times.len() as u64, "--times")?;
+    let vertices: usize = meshes.parts.iter().map(|p| p.mesh.positions.len()).sum();
+    args.limits.memory(
+        args.times.len() as u64 * vertices as u64 * JSON_BYTES_PER_VERTEX,
+        "--times",
+    )?;
     let mut samples = Vec::with_capacity(args.times.len());
     for &t in &args.times {
-        let world = sampler.sample(t).to_vec();
+        let posed = anim.at(t)?;
+        meshes.update(&posed.world, &posed.morphs)?;
         let mut morphs = serde_json::Map::new();
         let mut parts = Vec::new();
-        for (m, d) in meshes.iter().zip(&mut deformed) {
-            let mut weights = vec![0.0; m.default_weights.len()];
-            sampler.weights(m, &mut weights);
-            for (morph, &w) in m.mesh.morphs.iter().zip(&weights) {
+        for part in &meshes.parts {
+            for (morph, &slot) in part.mesh.morphs.iter().zip(part.source.morph_slots.iter()) {
+                let w = posed.morphs.get(slot).copied().unwrap_or(0.0);
                 if w != 0.0 {
                     morphs.insert(morph.name.clone(), json!(round(w)));
                 }
             }
-            let mut matrices = vec![glam::Affine3A::IDENTITY; m.bones.len()];
-            m.matrices(&world, &mut matrices);
-            d.update(&m.mesh, &matrices, &weights, mode)
-                .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
-            let positions = positions_json(d.positions(), |v| {
+            let positions = positions_json(part.deformed.positions(), |v| {
                 bad_input(
                     &args.model,
                     format!(
                         "time {t}: mesh {} vertex {v} skins to a non-finite position",
-                        m.name
+                        part.source.name
                     ),
                 )
             })?;
-            parts.push(
-                json!({ "name": m.name, "vertices": d.positions().len(), "positions": positions }),
-            );
+            parts.push(json!({ "name": part.source.name, "vertices": part.deformed.positions().len(), "positions": positions }));
         }
         samples.push(json!({ "time": t, "morphs": morphs, "meshes": parts }));
     }
-    let clip = sampler.clip();
+    let clip_index = args.clip.unwrap_or(0);
+    let clip = match model.clips().get(clip_index) {
+        Some(c) => {
+            json!({ "index": clip_index, "name": c.clip().name(), "duration": c.duration() })
+        }
+        None => json!({ "index": clip_index, "name": "rest pose", "duration": 0.0 }),
+    };
     let doc = json!({
         "tool": format!("sinew {} skin ({})", env!("CARGO_PKG_VERSION"), if args.dual_quaternion { "dual quaternion" } else { "linear blend" }),
         "file": args.model.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "clip": { "index": clip_index, "name": clip.name(), "duration": clip.duration() },
+        "clip": clip,
         "coordinate_note": "positions relative to the glTF scene root (right-handed, +Y up); meshes in three.js traversal order (primitives split into meshes)",
         "samples": samples,
     });
@@ -277,7 +281,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
         args.json.display(),
         args.times.len(),
         if args.times.len() == 1 { "" } else { "s" },
-        meshes.len()
+        meshes.parts.len()
     );
     Ok(())
 }

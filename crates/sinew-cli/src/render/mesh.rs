@@ -2,7 +2,6 @@
 //! camera, per-material diffuse colour and texture (PMD/PMX: BMP, PNG, TGA next to the model),
 //! MMD edges as outlines, double-sided and translucent materials as the file says.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec2, Vec3};
@@ -19,25 +18,6 @@ const MAX_TEXTURE_FILE: u64 = 64 << 20;
 /// Decoded textures, per mesh part, per texture index (`None`: missing or undecodable).
 pub type Textures = Vec<Vec<Option<Texture>>>;
 
-/// Finds `relative` under `folder`, matching names case-insensitively where the exact name is
-/// missing (MMD models come from Windows, where `Eye.BMP` and `eye.bmp` are one file).
-pub fn find_texture(folder: &Path, relative: &Path) -> Option<PathBuf> {
-    let exact = folder.join(relative);
-    if exact.is_file() {
-        return Some(exact);
-    }
-    let mut at = folder.to_path_buf();
-    for part in relative.components() {
-        let name = part.as_os_str().to_string_lossy().to_lowercase();
-        let next = std::fs::read_dir(&at)
-            .ok()?
-            .flatten()
-            .find(|e| e.file_name().to_string_lossy().to_lowercase() == name)?;
-        at = next.path();
-    }
-    at.is_file().then_some(at)
-}
-
 /// Loads every texture the meshes name; what cannot be loaded is reported in the returned
 /// warnings and drawn in its material's colour.
 pub fn load_textures(meshes: &Meshes) -> (Arc<Textures>, Vec<String>) {
@@ -52,7 +32,7 @@ pub fn load_textures(meshes: &Meshes) -> (Arc<Textures>, Vec<String>) {
                 .map(|t| {
                     let (name, bytes) = match t {
                         TextureSource::File(rel) => {
-                            let Some(path) = find_texture(&meshes.folder, rel) else {
+                            let Some(path) = sinew_raster::find_texture(&meshes.folder, rel) else {
                                 warnings.push(format!("texture {} not found", rel.display()));
                                 return None;
                             };

@@ -13,6 +13,6 @@ mod view;
 
 pub use film::{picks, write_gif, write_sheet, Layout};
 pub use gif::GifWriter;
-pub use mesh::{find_texture, load_textures, MeshPainter, MeshStyle};
+pub use mesh::{load_textures, MeshPainter, MeshStyle};
 pub use sheet::{Cell, Sheet, Style};
 pub use view::{Bounds, View};

@@ -92,7 +92,7 @@ impl MmdModel {
             eval_rank,
             ik_simulated: std::sync::OnceLock::new(),
             evaluation_skeleton: std::sync::OnceLock::new(),
-            generic_definitions: Default::default(),
+            definitions: Default::default(),
             gap_free: std::sync::OnceLock::new(),
         })
     }

@@ -14,14 +14,19 @@ impl MmdModel {
     pub fn fixed_axis_rotation(&self, bone: usize, q: Quat) -> Quat {
         match self.bones.get(bone).and_then(|b| b.fixed_axis) {
             None => q,
-            Some(axis) if axis == Vec3::ZERO => Quat::IDENTITY,
-            Some(axis) => {
-                let (own, angle) = axis_angle(q);
-                let angle = if own.dot(axis) < 0.0 { -angle } else { angle };
-                Quat::from_axis_angle(axis, angle)
-            }
+            Some(axis) => fixed_axis_rotation(axis, q),
         }
     }
+}
+
+/// `q` under MMD's fixed-axis rule for `axis` (normalised, or zero: the identity).
+pub(crate) fn fixed_axis_rotation(axis: Vec3, q: Quat) -> Quat {
+    if axis == Vec3::ZERO {
+        return Quat::IDENTITY;
+    }
+    let (own, angle) = axis_angle(q);
+    let angle = if own.dot(axis) < 0.0 { -angle } else { angle };
+    Quat::from_axis_angle(axis, angle)
 }
 
 /// Axis and angle of a unit quaternion (babylon's QuaternionToAxisAngle: angle in [0, 2π)).

@@ -77,6 +77,4 @@ pub fn miku_and_wavefile() -> Option<(Arc<MmdModel>, Arc<MmdMotion>)> {
 }
 
 #[allow(dead_code)]
-pub mod conformance;
-#[allow(dead_code)]
 pub mod fixtures;

@@ -106,9 +106,11 @@ impl Ragdoll {
                 limit: crate::MAX_BODIES,
             });
         }
-        if physics.joints().len() > crate::MAX_JOINTS {
+        let joint_count =
+            physics.joints().len() + options.profile.as_ref().map_or(0, |p| p.joints.len());
+        if joint_count > crate::MAX_JOINTS {
             return Err(PhysicsError::TooManyJoints {
-                count: physics.joints().len(),
+                count: joint_count,
                 limit: crate::MAX_JOINTS,
             });
         }
@@ -166,7 +168,12 @@ impl Ragdoll {
             let size = match d.shape {
                 Shape::Sphere => Vec3::new(d.size.x * s.x * radius_scale, 0.0, 0.0),
                 Shape::Box => d.size * s,
-                Shape::Capsule => Vec3::new(d.size.x * s.x * radius_scale, d.size.y * s.y, 0.0),
+                Shape::Capsule => {
+                    // The full length kept: the cylinder gives what the caps grow.
+                    let r = d.size.x * s.x;
+                    let h = (d.size.y * s.y + 2.0 * r * (1.0 - radius_scale)).max(0.0);
+                    Vec3::new(r * radius_scale, h, 0.0)
+                }
             };
             let degenerate = match d.shape {
                 Shape::Sphere | Shape::Capsule => {
@@ -288,7 +295,8 @@ impl Ragdoll {
 
         let mut joint_defs = Vec::new();
         let mut six = Vec::new();
-        for (index, j) in physics.joints().iter().enumerate() {
+        let profile_joints = options.profile.iter().flat_map(|p| &p.joints);
+        for (index, j) in physics.joints().iter().chain(profile_joints).enumerate() {
             let d = j.desc();
             if d.body_a >= defs.len() || d.body_b >= defs.len() || d.body_a == d.body_b {
                 return Err(PhysicsError::InvalidJointBodies {
@@ -388,6 +396,7 @@ impl Ragdoll {
             last_origin: None,
             last_root: None,
             anim_world: vec![Affine3A::IDENTITY; n],
+            moved: vec![false; n],
             work: vec![Affine3A::IDENTITY; n],
             report: FrameReport::default(),
         })

@@ -19,7 +19,7 @@ pub(crate) struct ChannelBinding {
     pub(crate) poly_tracks: Vec<u32>,
     /// Bone index (or float slot) each polynomial track writes.
     pub(crate) poly_targets: Vec<u32>,
-    /// Bézier-eased tracks.
+    /// Bézier-eased and spherically interpolated tracks.
     pub(crate) eased_tracks: Vec<u32>,
     /// Bone index (or float slot) each eased track writes.
     pub(crate) eased_targets: Vec<u32>,
@@ -27,7 +27,7 @@ pub(crate) struct ChannelBinding {
 
 impl ChannelBinding {
     fn push(&mut self, interpolation: Interpolation, track: usize, target: usize) {
-        if interpolation == Interpolation::Bezier {
+        if matches!(interpolation, Interpolation::Bezier | Interpolation::Slerp) {
             self.eased_tracks.push(track as u32);
             self.eased_targets.push(target as u32);
         } else {
@@ -147,7 +147,8 @@ impl ClipBinding {
             let b = bone.index();
             if let (Some(t), Some(r), Some(s)) = (&bt.translation, &bt.rotation, &bt.scale) {
                 let eased = [t.interpolation(), r.interpolation(), s.interpolation()]
-                    .contains(&Interpolation::Bezier);
+                    .iter()
+                    .any(|i| matches!(i, Interpolation::Bezier | Interpolation::Slerp));
                 // Channels keyed at one set of times (a channel with a single key is constant
                 // and follows any) share one segment; others are "mixed": each channel keeps
                 // its own segment, re-expressed at refill on the bone's common time origin.

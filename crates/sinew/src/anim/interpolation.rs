@@ -23,6 +23,11 @@ pub enum Interpolation {
     /// (rotations: shortest-path `slerp(a, b, ease(s))`). The ease stored at key `k` governs the
     /// segment that *ends* at key `k` (VMD's layout); key 0's ease is unused.
     Bezier,
+    /// Straight line in time with spherical interpolation of rotations, as the glTF
+    /// specification and three.js evaluate glTF `LINEAR` rotations (three.js's `slerpFlat`:
+    /// shortest path, keys used as stored, the result not normalised; nearly equal keys fall
+    /// back to a normalised lerp). Other values move as [`Self::Linear`].
+    Slerp,
 }
 
 mod sealed {
@@ -107,7 +112,7 @@ pub(crate) fn segment_coefficients(
 ) -> [Vec4; 4] {
     match interpolation {
         Interpolation::Step => [v0, Vec4::ZERO, Vec4::ZERO, Vec4::ZERO],
-        Interpolation::Linear | Interpolation::Bezier => {
+        Interpolation::Linear | Interpolation::Bezier | Interpolation::Slerp => {
             let v1 = if rotation && v0.dot(v1) < 0.0 {
                 -v1
             } else {
@@ -126,6 +131,38 @@ pub(crate) fn segment_coefficients(
             ]
         }
     }
+}
+
+/// three.js's `Quaternion.slerpFlat`, in `f64`: shortest-path slerp of `a` and `b` (as stored,
+/// not normalised) at `t`; nearly equal keys fall back to a normalised lerp; the result is not
+/// normalised otherwise. `t` 0 and 1 give the keys bit for bit.
+#[must_use]
+pub(crate) fn slerp_flat(a: Quat, b: Quat, t: f32) -> Quat {
+    if t == 0.0 {
+        return a;
+    }
+    if t == 1.0 {
+        return b;
+    }
+    let (a, b, t) = (a.as_dquat(), b.as_dquat(), f64::from(t));
+    if a == b {
+        return a.as_quat();
+    }
+    let mut s = 1.0 - t;
+    let mut u = t;
+    let cos = a.dot(b);
+    let dir = if cos >= 0.0 { 1.0 } else { -1.0 };
+    let sqr_sin = 1.0 - cos * cos;
+    let lerp = sqr_sin <= f64::EPSILON;
+    if !lerp {
+        let sin = sqr_sin.sqrt();
+        let len = sin.atan2(cos * dir);
+        s = (s * len).sin() / sin;
+        u = (u * len).sin() / sin;
+    }
+    let v = glam::DVec4::from(a) * s + glam::DVec4::from(b) * (u * dir);
+    let v = if lerp { v.normalize() } else { v };
+    glam::DQuat::from_vec4(v).as_quat()
 }
 
 #[cfg(test)]
@@ -157,6 +194,22 @@ mod tests {
             assert!(eval(&c, s).abs_diff_eq(want, 1e-5), "s={s}");
         }
         assert!(eval(&c, 1.0).abs_diff_eq(v1, 1e-5));
+    }
+
+    #[test]
+    fn slerp_flat_is_slerp_on_unit_keys() {
+        let a = Quat::from_rotation_y(0.2);
+        let b = Quat::from_rotation_y(1.4);
+        for t in [0.0f32, 0.3, 0.5, 1.0] {
+            let q = slerp_flat(a, b, t);
+            assert!(
+                q.angle_between(Quat::from_rotation_y(0.2 + 1.2 * t)) < 1e-6,
+                "t={t}"
+            );
+        }
+        // The short path: -b is the same rotation.
+        let q = slerp_flat(a, -b, 0.5);
+        assert!(q.angle_between(Quat::from_rotation_y(0.8)) < 1e-6);
     }
 
     #[test]

@@ -66,6 +66,9 @@ struct EasedSeg {
     start: f32,
     k: f32,
     ease: [BezierEase; 3],
+    /// A spherically interpolated rotation ([`Interpolation::Slerp`](super::Interpolation)):
+    /// `a` and `b` as stored, evaluated by `slerp_flat`.
+    flat: bool,
 }
 
 /// Per-track cursor: `key` is the number of keys at or before the cached time (0..=len), and

@@ -34,6 +34,14 @@ impl<T: TrackValue> Track<T> {
         Self::plain(times, values, Interpolation::Linear)
     }
 
+    /// A linear track whose rotations move by spherical interpolation
+    /// ([`Interpolation::Slerp`]: glTF `LINEAR` rotations as the glTF specification and
+    /// three.js evaluate them).
+    #[must_use]
+    pub fn slerp(times: Vec<f32>, values: Vec<T>) -> Self {
+        Self::plain(times, values, Interpolation::Slerp)
+    }
+
     /// A single key at time zero: constant for the whole clip.
     #[must_use]
     pub fn constant(value: T) -> Self {
@@ -165,7 +173,7 @@ impl<T: TrackValue> Track<T> {
                 len_check("out_tangents", self.out_tangents.len())?;
             }
             Interpolation::Bezier => len_check("eases", self.eases.len())?,
-            Interpolation::Step | Interpolation::Linear => {}
+            Interpolation::Step | Interpolation::Linear | Interpolation::Slerp => {}
         }
         for (index, &time) in self.times.iter().enumerate() {
             if !time.is_finite() {

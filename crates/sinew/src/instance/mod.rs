@@ -21,7 +21,7 @@ pub use constraints::{apply_pose_constraints, scale_rotation, twist_about};
 pub use driver::IkDriver;
 pub use goals::{ChainGoal, GoalId};
 pub use pose_access::PoseAccess;
-pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance};
+pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance, Stages};
 pub use tick::{
     IkTargetModule, IkTargetModuleError, ModuleError, Slot, TickContext, TickError, TickLoop,
     TickModule, TickReport,

@@ -63,6 +63,48 @@ pub struct ExternalTarget {
     pub weight: f32,
 }
 
+/// Which stages of a frame an instance runs: runtime switches over one set of definitions (a
+/// reader's "modes" — animation only, with constraints, with IK — are these, not separate
+/// definitions). Both on by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stages {
+    /// Pose constraints (inheritance / append, fixed axes).
+    pub pose_constraints: bool,
+    /// IK chains, closures and goals.
+    pub ik: bool,
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+impl Stages {
+    /// Every stage.
+    pub const ALL: Self = Self {
+        pose_constraints: true,
+        ik: true,
+    };
+
+    /// The MMD conformance oracle's mode names: `fk` (animation only), `grant` (+ pose
+    /// constraints, MMD's append), `ik` (+ IK), `full` (both). `None` for any other name.
+    #[must_use]
+    pub fn from_mode(name: &str) -> Option<Self> {
+        let (pose_constraints, ik) = match name {
+            "fk" => (false, false),
+            "grant" => (true, false),
+            "ik" => (false, true),
+            "full" => (true, true),
+            _ => return None,
+        };
+        Some(Self {
+            pose_constraints,
+            ik,
+        })
+    }
+}
+
 /// Per-character runtime over a shared [`Model`]: the animated input pose, the evaluated
 /// output, IK toggles, persistent and per-frame targets, and the last solve results.
 ///
@@ -77,6 +119,13 @@ pub struct SkeletonInstance {
     input: Vec<Transform>,
     state: RigState,
     enabled: Vec<Option<bool>>,
+    /// The stages this instance runs.
+    stages: Stages,
+    /// Physics runs after this instance's IK: chains whose every link carries a simulated
+    /// body are not solved (`simulated_chains`).
+    physics_active: bool,
+    /// Per chain: every link carries a simulated (non-kinematic) body.
+    simulated_chains: Vec<bool>,
     targets: Vec<Option<ExternalTarget>>,
     frame_targets: Vec<Option<ExternalTarget>>,
     driver: IkDriver,
@@ -117,12 +166,28 @@ fn reads_late_bones(dynamics: &SkeletonDynamics, bones: usize) -> bool {
     })
 }
 
+/// Per chain: whether every link carries a simulated body.
+fn simulated_chains(dynamics: &SkeletonDynamics, bones: usize) -> Vec<bool> {
+    let mut simulated = vec![false; bones];
+    for b in dynamics.physics().bodies() {
+        if let (Some(bone), false) = (b.bone(), b.mode() == crate::dynamics::BodyMode::Kinematic) {
+            if let Some(s) = simulated.get_mut(bone.index()) {
+                *s = true;
+            }
+        }
+    }
+    (dynamics.ik_chains().iter())
+        .map(|c| c.links().iter().all(|l| simulated[l.bone.index()]))
+        .collect()
+}
+
 impl SkeletonInstance {
     /// A new instance in rest pose.
     #[must_use]
     pub fn new(model: &Model) -> Self {
         let chains = model.dynamics().ik_chains().len();
         let skeleton = Arc::clone(model.skeleton());
+        let n_bones = skeleton.len();
         // An evaluation order defines what every constraint reads: no late pass.
         let late = model.dynamics().evaluation_order().is_none()
             && reads_late_bones(model.dynamics(), skeleton.len());
@@ -133,6 +198,9 @@ impl SkeletonInstance {
             input: skeleton.rest_pose().to_vec(),
             state: RigState::new(skeleton),
             enabled: vec![None; chains],
+            stages: Stages::ALL,
+            physics_active: false,
+            simulated_chains: simulated_chains(model.dynamics(), n_bones),
             targets: vec![None; chains],
             frame_targets: vec![None; chains],
             driver: IkDriver::new(model.dynamics()),
@@ -185,6 +253,44 @@ impl SkeletonInstance {
     /// The evaluated state, writable (physics writeback, placement, floating origin).
     pub fn state_mut(&mut self) -> &mut RigState {
         &mut self.state
+    }
+
+    /// Which stages the next evaluations run (default [`Stages::ALL`]). Turning
+    /// constraints off evaluates every bone from its input alone; turning IK off solves no
+    /// chain, closure or goal (and no chain takes over its links' authored pose).
+    pub fn set_stages(&mut self, stages: Stages) {
+        self.stages = stages;
+        self.dirty = true;
+    }
+
+    /// The stages the evaluations run.
+    #[must_use]
+    pub fn stages(&self) -> Stages {
+        self.stages
+    }
+
+    /// Tells the instance whether physics runs after its IK. While it does, a chain whose
+    /// every link carries a simulated (non-kinematic) body is not solved, as MMD runtimes do:
+    /// physics overwrites those links, and a hair IK would otherwise bend the simulated hair's
+    /// starting pose toward its target. Default off.
+    pub fn set_physics_active(&mut self, active: bool) {
+        self.physics_active = active;
+        self.dirty = true;
+    }
+
+    /// Whether [`Self::set_physics_active`] is on.
+    #[must_use]
+    pub fn physics_active(&self) -> bool {
+        self.physics_active
+    }
+
+    /// Whether chain `chain` is solved by the next evaluation: the IK stage runs, its toggle
+    /// is on, and physics does not simulate every link of it.
+    #[must_use]
+    pub fn is_chain_active(&self, chain: usize) -> bool {
+        self.stages.ik
+            && self.enabled.get(chain).is_some_and(|e| e.unwrap_or(true))
+            && !(self.physics_active && self.simulated_chains[chain])
     }
 
     /// True when inputs changed since the last [`Self::update_transform`].

@@ -181,6 +181,23 @@ pub fn skin_matrices(world: &[Affine3A], inverse_bind: &[Affine3A], out: &mut [A
     }
 }
 
+/// Skinning matrices of a mesh whose skin lists its own joints (a glTF skin, an MMD mesh
+/// keyed by file bone): `out[j] = world[joints[j]] × inverse_bind[j]`.
+///
+/// # Panics
+/// If `joints`, `inverse_bind` and `out` differ in length or a joint is past `world`.
+pub fn joint_skin_matrices(
+    world: &[Affine3A],
+    joints: &[crate::BoneId],
+    inverse_bind: &[Affine3A],
+    out: &mut [Affine3A],
+) {
+    assert!(joints.len() == inverse_bind.len() && joints.len() == out.len());
+    for ((o, j), ib) in out.iter_mut().zip(joints).zip(inverse_bind) {
+        *o = world[j.index()] * *ib;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use glam::{Quat, Vec3};

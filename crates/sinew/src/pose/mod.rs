@@ -24,7 +24,8 @@ mod state;
 pub use blend_scratch::BlendScratch;
 pub(crate) use local_pose::LocalPose;
 pub use local_to_world::{
-    local_to_world, local_to_world_ordered, local_to_world_range, local_to_world_soa, skin_matrices,
+    joint_skin_matrices, local_to_world, local_to_world_ordered, local_to_world_range,
+    local_to_world_soa, skin_matrices,
 };
 pub use placement::RootPlacement;
 pub use soa::{SoaBlock, SoaPose};

@@ -7,6 +7,7 @@ use glam::{Quat, Vec4};
 use super::{ChannelCache, EasedSeg, SampleCache, Seg, Untracked};
 use crate::anim::binding::ChannelBinding;
 use crate::anim::fused::{eval_fused, eval_fused_soa, Records};
+use crate::anim::interpolation::slerp_flat;
 use crate::anim::{Clip, ClipBinding};
 use crate::pose::{LocalPose, SoaPose};
 use crate::Transform;
@@ -209,11 +210,13 @@ pub(super) fn sample_into<P: PoseSink + ?Sized>(
         out.set_translation(i as usize, Vec4::truncate(eased_vec(seg, lt)));
     }
     for (seg, &i) in cr.eased.iter().zip(&br.eased_targets) {
-        let e = seg.ease[0].ease(eased_s(seg, lt));
-        out.set_rotation(
-            i as usize,
-            Quat::from_vec4(seg.a).slerp(Quat::from_vec4(seg.b), e),
-        );
+        let (a, b) = (Quat::from_vec4(seg.a), Quat::from_vec4(seg.b));
+        let q = if seg.flat {
+            slerp_flat(a, b, eased_s(seg, lt))
+        } else {
+            a.slerp(b, seg.ease[0].ease(eased_s(seg, lt)))
+        };
+        out.set_rotation(i as usize, q);
     }
     for (seg, &i) in cs.eased.iter().zip(&bs.eased_targets) {
         out.set_scale(i as usize, Vec4::truncate(eased_vec(seg, lt)));

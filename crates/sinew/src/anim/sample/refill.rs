@@ -9,7 +9,7 @@ use super::segment::{
 use super::{ChannelCache, EasedSeg, SampleCache, Seg};
 use crate::anim::binding::{ChannelBinding, FLOAT, ROTATION, SCALE, TRANSLATION};
 use crate::anim::fused::refill_fused;
-use crate::anim::{Clip, ClipBinding, Track, TrackValue};
+use crate::anim::{BezierEase, Clip, ClipBinding, Interpolation, Track, TrackValue};
 
 impl SampleCache {
     pub(super) fn bind(&mut self, binding: &ClipBinding) {
@@ -162,10 +162,19 @@ fn refill_channel<'a, T: TrackValue>(
             } else {
                 (p - 1, p)
             };
-            let norm = |v: Vec4| if T::IS_ROTATION { v.normalize() } else { v };
+            // Spherically interpolated rotations keep their keys as stored (slerp_flat takes
+            // the short path itself).
+            let flat = T::IS_ROTATION && track.interpolation == Interpolation::Slerp;
+            let norm = |v: Vec4| {
+                if T::IS_ROTATION && !flat {
+                    v.normalize()
+                } else {
+                    v
+                }
+            };
             let a = norm(track.values[ia].to_vec4());
             let mut b = norm(track.values[ib].to_vec4());
-            if T::IS_ROTATION && a.dot(b) < 0.0 {
+            if T::IS_ROTATION && !flat && a.dot(b) < 0.0 {
                 b = -b;
             }
             let mut ab = [a, b];
@@ -178,7 +187,11 @@ fn refill_channel<'a, T: TrackValue>(
                 b: ab[1],
                 start,
                 k,
-                ease: T::ease_channels(&track.eases[ib]),
+                ease: match track.eases.get(ib) {
+                    Some(e) => T::ease_channels(e),
+                    None => [BezierEase::LINEAR; 3],
+                },
+                flat,
             };
         }
         win.0 = win.0.max(cur.lo[j]);

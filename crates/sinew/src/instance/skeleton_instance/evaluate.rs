@@ -29,24 +29,28 @@ impl SkeletonInstance {
             self.ordered_frame(&dynamics, &skeleton, order.bones());
             return;
         }
-        let locals = self.state.locals_mut();
-        locals.copy_from_slice(&self.input);
+        self.state.locals_mut().copy_from_slice(&self.input);
         for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-            if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
+            if chain.replace_authored_rotation() && self.is_chain_active(i) {
+                let locals = self.state.locals_mut();
                 for l in chain.links() {
                     locals[l.bone.index()] = *skeleton.rest(l.bone);
                 }
             }
         }
-        if self.late {
+        let locals = self.state.locals_mut();
+        let late = self.late && self.stages.pose_constraints;
+        if late {
             self.base.copy_from_slice(locals);
         }
-        apply_pose_constraints(&skeleton, dynamics.pose_constraints(), locals);
-        if self.late {
+        if self.stages.pose_constraints {
+            apply_pose_constraints(&skeleton, dynamics.pose_constraints(), locals);
+        }
+        if late {
             self.evaluated.copy_from_slice(locals);
         }
         self.state.compute_world();
-        if !dynamics.ik_chains().is_empty() {
+        if self.stages.ik && !dynamics.ik_chains().is_empty() {
             let mut driver = std::mem::take(&mut self.driver);
             let mut view = InstancePose { instance: self };
             driver.solve(&dynamics, &mut view);
@@ -67,8 +71,7 @@ impl SkeletonInstance {
             slot.residual = None;
         }
         for (ci, chain) in dynamics.ik_chains().iter().enumerate() {
-            if !self.enabled[ci].unwrap_or(true) || !self.goals.slots.iter().any(|s| s.chain == ci)
-            {
+            if !self.is_chain_active(ci) || !self.goals.slots.iter().any(|s| s.chain == ci) {
                 continue;
             }
             let world = self.state.world().expect("world computed before goals");
@@ -181,7 +184,7 @@ impl SkeletonInstance {
     /// evaluated again in dependency order and world matrices rebuilt. Returns whether it
     /// rebuilt them.
     fn reapply_late_constraints(&mut self) -> bool {
-        if !self.late {
+        if !(self.late && self.stages.pose_constraints) {
             return false;
         }
         let dynamics = Arc::clone(self.model.dynamics());
@@ -305,7 +308,7 @@ impl PoseAccess for InstancePose<'_> {
     }
 
     fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {
-        self.instance.enabled[chain_index].unwrap_or(true)
+        self.instance.is_chain_active(chain_index)
     }
 
     fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {

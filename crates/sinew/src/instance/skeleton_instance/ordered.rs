@@ -72,23 +72,28 @@ impl SkeletonInstance {
     /// turn, IK rotations cleared, world matrices at the identity.
     pub(super) fn begin_ordered(&mut self, dynamics: &SkeletonDynamics, skeleton: &Skeleton) {
         self.driver.begin_frame(dynamics.ik_chains().len());
-        let o = &mut self.ordered;
-        let locals = self.state.locals_mut();
-        if o.base.is_empty() {
-            locals.copy_from_slice(&self.input);
+        if self.ordered.base.is_empty() {
+            self.state.locals_mut().copy_from_slice(&self.input);
         } else {
-            o.base.copy_from_slice(&self.input);
+            self.ordered.base.copy_from_slice(&self.input);
             for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-                if chain.replace_authored_rotation() && self.enabled[i].unwrap_or(true) {
+                if chain.replace_authored_rotation() && self.is_chain_active(i) {
                     for l in chain.links() {
-                        o.base[l.bone.index()] = *skeleton.rest(l.bone);
+                        self.ordered.base[l.bone.index()] = *skeleton.rest(l.bone);
                     }
                 }
             }
-            locals.copy_from_slice(&o.base);
+            self.state.locals_mut().copy_from_slice(&self.ordered.base);
         }
+        let o = &mut self.ordered;
+        let locals = self.state.locals_mut();
         let rest = skeleton.rest_pose();
-        for c in dynamics.pose_constraints() {
+        let constraints = if self.stages.pose_constraints {
+            dynamics.pose_constraints()
+        } else {
+            &[]
+        };
+        for c in constraints {
             if let Some(inh) = c.inheritance() {
                 let b = c.bone().index();
                 if inh.translation() {
@@ -133,7 +138,10 @@ impl SkeletonInstance {
             None => self.input[b],
         };
         let order = dynamics.evaluation_order().expect("an ordered evaluation");
-        if let Some(c) = dynamics.pose_constraint(bone) {
+        if let Some(c) = dynamics
+            .pose_constraint(bone)
+            .filter(|_| self.stages.pose_constraints)
+        {
             let world = self.state.world().expect("an ordered frame has begun");
             local =
                 constrained_local_reading(c, skeleton, local, self.state.locals(), |s| world[s]);
@@ -143,7 +151,7 @@ impl SkeletonInstance {
         self.place(skeleton, bone, local);
         if solve {
             for &ci in order.chains_controlled_by(bone) {
-                if !self.enabled[ci].unwrap_or(true) || self.ordered.solving.contains(&ci) {
+                if !self.is_chain_active(ci) || self.ordered.solving.contains(&ci) {
                     continue;
                 }
                 if self.ordered.solved_early == Some(ci) {
@@ -152,7 +160,7 @@ impl SkeletonInstance {
                     continue;
                 }
                 let partner = (order.lockstep_partner(ci))
-                    .filter(|&p| self.driver.lockstep() && self.enabled[p].unwrap_or(true));
+                    .filter(|&p| self.driver.lockstep() && self.is_chain_active(p));
                 match partner {
                     Some(p) => {
                         // The partner's controller comes next in the order and reads nothing
@@ -474,7 +482,7 @@ impl PoseAccess for OrderedPose<'_> {
     }
 
     fn enabled(&self, chain_index: usize, _chain: &IkChain) -> bool {
-        self.instance.enabled[chain_index].unwrap_or(true)
+        self.instance.is_chain_active(chain_index)
     }
 
     fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {

@@ -2,11 +2,12 @@
 
 use glam::{Quat, Vec3};
 use serde_json::Value;
-use sinew_mmd::{EvalOptions, MmdInstance};
+use sinew::instance::Stages;
+use sinew_character::Character;
 
-/// The evaluation options of an oracle mode (fk, grant, ik, full).
-pub fn mode_options(mode: &str) -> EvalOptions {
-    EvalOptions::from_mode(mode).unwrap_or_else(|| panic!("unknown oracle mode {mode}"))
+/// The stages of an oracle mode (fk, grant, ik, full).
+pub fn mode_stages(mode: &str) -> Stages {
+    Stages::from_mode(mode).unwrap_or_else(|| panic!("unknown oracle mode {mode}"))
 }
 
 /// A JSON `[x, y, z]`.
@@ -41,17 +42,17 @@ pub fn angle_deg(a: Quat, b: Quat) -> f32 {
 }
 
 /// Worst (position, angle in degrees, bone) for one frame of one mode.
-pub fn compare_frame(instance: &MmdInstance, frame: &Value) -> (f32, f32, String) {
+pub fn compare_frame(character: &Character, frame: &Value) -> (f32, f32, String) {
     let mut worst = (0.0f32, 0.0f32, String::new());
     for b in frame["bones"].as_array().unwrap() {
         let name = b["name"].as_str().unwrap();
         if name.ends_with("ＩＫ先") {
             continue;
         }
-        let Some(i) = instance.model().bone_index(name) else {
+        let Some(bone) = character.model().bone(name) else {
             panic!("bone {name} missing");
         };
-        let w = instance.world()[i];
+        let w = character.world()[bone.index()];
         let (_, r, t) = w.to_scale_rotation_translation();
         let dp = (t - vec3(&b["world_t_mmd"])).length();
         let q = quat(&b["world_q_mmd"]);

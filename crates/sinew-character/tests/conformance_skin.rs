@@ -14,11 +14,9 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::Value;
-use sinew_mmd::{EvalOptions, MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
+use sinew_character::Character;
 use sinew_skin::{Deformed, SkinMode};
 
 fn load(path: &std::path::Path) -> Value {
@@ -37,25 +35,24 @@ fn vec3(v: &Value) -> Vec3 {
 
 #[test]
 fn miku_skin_matches_three_js() {
-    let (Some(conf), Some(pmd), Some(vmd)) = (
+    let (Some(conf), Some(pmd), Some((model, motion))) = (
         common::conformance_dir(),
         common::read_asset("miku_v2.pmd"),
-        common::read_asset("wavefile_v2.vmd"),
+        common::miku_and_wavefile(),
     ) else {
         return;
     };
     let skin_doc = load(&conf.join("skin/skin_miku_v2_wavefile.json"));
     let pose_doc = load(&conf.join("three_miku_v2_wavefile.json"));
-    let model = Arc::new(MmdModel::from_bytes(&pmd).unwrap());
-    let mesh = Arc::clone(model.mesh());
+    let part = &model.meshes()[0];
+    let mesh = &part.mesh;
     let (lo, hi) = mesh.bounds().unwrap();
     let size = (hi - lo).length();
-    let motion = Arc::new(MmdMotion::from_vmd(&Vmd::parse(&vmd).unwrap(), Some(&model)).unwrap());
-    let mut player = MotionPlayer::new(motion, &model);
-    let mut inst = MmdInstance::new(Arc::clone(&model));
-    let n = model.bones().len();
-    let mut deformed = Deformed::new(&mesh);
-    let mut matrices = vec![Affine3A::IDENTITY; n];
+    let mut character = Character::new(&model);
+    character.play(&motion);
+    let n = model.skeleton().len();
+    let mut deformed = Deformed::new(mesh);
+    let mut matrices = vec![Affine3A::IDENTITY; part.joints.len()];
     // Each vertex's bones (for check 2).
     let pmd_parsed = sinew_mmd::Pmd::parse(&pmd).unwrap();
     let vertex_bones: Vec<Vec<usize>> = pmd_parsed
@@ -72,15 +69,10 @@ fn miku_skin_matches_three_js() {
     let mut frames = 0;
     for frame in skin_doc["frames"].as_array().unwrap() {
         let f = frame["frame"].as_u64().unwrap() as u32;
-        player.apply(f as f32, &mut inst);
-        inst.evaluate(EvalOptions::default());
+        character.seek(f as f32 / 30.0).unwrap();
         // Morph weights: every morph three.js reports, and no other.
         let expected = frame["morphs"].as_object().unwrap();
-        for (name, w) in model
-            .morph_names()
-            .iter()
-            .zip(inst.effective_morph_weights())
-        {
+        for (name, w) in model.morph_names().iter().zip(character.morph_weights()) {
             let want = expected
                 .get(name)
                 .map_or(0.0, |v| v.as_f64().unwrap() as f32);
@@ -125,14 +117,14 @@ fn miku_skin_matches_three_js() {
                 )
             })
             .collect();
-        model.skin_matrices(&three_world, &mut matrices);
+        // three.js's bones are in file order: into the skeleton's.
+        let mut three_skeleton = vec![Affine3A::IDENTITY; n];
+        for (i, w) in three_world.iter().enumerate() {
+            three_skeleton[model.bone_of_source(i).unwrap().index()] = *w;
+        }
+        part.skin_matrices(&three_skeleton, &mut matrices);
         deformed
-            .update(
-                &mesh,
-                &matrices,
-                inst.effective_morph_weights(),
-                SkinMode::Linear,
-            )
+            .update(mesh, &matrices, character.morph_weights(), SkinMode::Linear)
             .unwrap();
         for (v, p) in deformed.positions().iter().enumerate() {
             let e = (*p - Vec3::from_slice(&want[3 * v..3 * v + 3])).length();
@@ -144,10 +136,13 @@ fn miku_skin_matches_three_js() {
             compared += 1;
         }
         // 2. sinew's own pose, where it agrees with three.js's bones.
-        let agree: Vec<bool> = inst
-            .world()
-            .iter()
-            .zip(&three_world)
+        let agree: Vec<bool> = (0..n)
+            .map(|i| {
+                (
+                    character.world()[model.bone_of_source(i).unwrap().index()],
+                    three_world[i],
+                )
+            })
             .map(|(a, b)| {
                 (a.translation - b.translation).length() < 1e-4
                     && [0, 1, 2]
@@ -155,16 +150,13 @@ fn miku_skin_matches_three_js() {
                         .all(|&c| (a.matrix3.col(c) - b.matrix3.col(c)).length() < 1e-4)
             })
             .collect();
-        inst.skin_matrices(&mut matrices);
-        deformed
-            .update(
-                &mesh,
-                &matrices,
-                inst.effective_morph_weights(),
-                SkinMode::Linear,
-            )
-            .unwrap();
-        for (v, p) in deformed.positions().iter().enumerate() {
+        for (v, p) in character
+            .skinned_mesh(0)
+            .unwrap()
+            .positions()
+            .iter()
+            .enumerate()
+        {
             if vertex_bones[v].iter().all(|&b| agree[b]) {
                 let e = (*p - Vec3::from_slice(&want[3 * v..3 * v + 3])).length();
                 worst_own = worst_own.max(e);

@@ -4,28 +4,14 @@
 //! limits are soft under load, and MMD's look depends on it), and the same run twice gives
 //! identical output. Skips (with a message) when the shared assets are absent.
 //!
-//! The MMD runtime evaluates the bones before physics; their world pose goes into a generic
-//! instance whose model holds only the physics table; the ragdoll steps and writes back; the
-//! simulated world pose goes back into the MMD instance, which then evaluates its
-//! after-physics bones.
+//! One character: the instance evaluates the bones before physics, the ragdoll steps and
+//! writes the simulated world matrices back (MMD's rule), the bones ordered after physics
+//! follow.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod common;
 
-use glam::{Affine3A, Vec3};
-use sinew::dynamics::SkeletonDynamicsBuilder;
-use sinew::{Model, SkeletonInstance};
-use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
-use sinew_mmd::{
-    EvalOptions, MmdInstance, MmdModel, MmdMotion, MmdReaderOptions, MotionPlayer, Vmd,
-};
-use sinew_physics::{PhysicsOptions, Ragdoll};
-
-fn assets() -> Option<PathBuf> {
-    sinew_testkit::asset("mmd/threejs-examples/miku/miku_v2.pmd")?;
-    sinew_testkit::asset("mmd/threejs-examples/vmds/wavefile_v2.vmd")?;
-    sinew_testkit::assets_dir()
-}
+use glam::Affine3A;
+use sinew_character::Character;
 
 struct Run {
     worst_deviation: f32,
@@ -37,39 +23,11 @@ struct Run {
     frames: usize,
 }
 
-fn run(dir: &std::path::Path, frames: u32) -> Run {
-    let mmd = Arc::new(
-        MmdModel::from_bytes(
-            &std::fs::read(dir.join("mmd/threejs-examples/miku/miku_v2.pmd")).unwrap(),
-        )
-        .unwrap(),
-    );
-    let vmd =
-        Vmd::parse(&std::fs::read(dir.join("mmd/threejs-examples/vmds/wavefile_v2.vmd")).unwrap())
-            .unwrap();
-    let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&mmd)).unwrap());
-    let mut player = MotionPlayer::new(motion, &mmd);
-    let mut inst = MmdInstance::new(Arc::clone(&mmd));
-    inst.set_physics_active(true);
-    // A model with only the physics table: the MMD runtime did IK and append already.
-    let mut model = Model::new(mmd.skeleton().clone());
-    let mut builder = SkeletonDynamicsBuilder::new(mmd.skeleton());
-    read_physics(
-        &mmd,
-        &mut builder,
-        &MmdReaderOptions::default(),
-        &mut ReadReport::default(),
-    )
-    .unwrap();
-    builder.attach(&mut model).unwrap();
-    let mut body = SkeletonInstance::new(&model);
-    let options = PhysicsOptions {
-        teleport_distance: 20.0,
-        ..PhysicsOptions::default()
-    };
-    let mut ragdoll = Ragdoll::new(&model, options).unwrap();
-    // MMD units are ~8 cm: MMD runtimes use 9.8 × 10 units/s².
-    ragdoll.set_gravity(Vec3::new(0.0, -98.0, 0.0));
+fn run(frames: u32) -> Option<Run> {
+    let (model, motion) = common::miku_and_wavefile()?;
+    let mut c = Character::new(&model);
+    c.play(&motion);
+    c.enable_physics().unwrap();
     let dt = 1.0 / 30.0;
     let mut out = Run {
         worst_deviation: 0.0,
@@ -80,13 +38,8 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
         frames: 0,
     };
     for frame in 0..=frames {
-        player.apply(frame as f32, &mut inst);
-        inst.evaluate_before_physics(EvalOptions::default());
-        inst.write_locals(body.input_mut());
-        let report = ragdoll
-            .evaluate_physics_frame(&mut body, frame as f32 * dt, dt)
-            .unwrap()
-            .clone();
+        c.update(frame as f32 * dt, dt).unwrap();
+        let report = c.physics_report().unwrap().clone();
         assert!(
             report.bad_bodies.is_empty(),
             "frame {frame}: bad bodies {:?}",
@@ -98,28 +51,24 @@ fn run(dir: &std::path::Path, frames: u32) -> Run {
         out.worst_deviation = out.worst_deviation.max(report.worst_body_deviation);
         out.worst_joint = out.worst_joint.max(report.worst_joint_violation);
         out.excess.push(report.worst_joint_violation);
-        let world: Vec<Affine3A> = body.world().to_vec();
         assert!(
-            world.iter().all(Affine3A::is_finite),
+            c.world().iter().all(Affine3A::is_finite),
             "frame {frame}: non-finite pose"
         );
-        inst.set_world_from_skeleton_order(&world);
-        inst.evaluate_after_physics();
-        out.checksum += inst
+        out.checksum += c
             .world()
             .iter()
             .map(|m| f64::from(m.translation.x + m.translation.y + m.translation.z))
             .sum::<f64>();
         out.frames += 1;
     }
-    out
+    Some(out)
 }
 
 #[test]
 fn miku_dances_the_whole_motion_with_physics() {
-    let Some(dir) = assets() else { return };
     let last = 2809;
-    let a = run(&dir, last);
+    let Some(a) = run(last) else { return };
     let mut excess = a.excess.clone();
     excess.sort_by(f32::total_cmp);
     let pct = |p: f64| excess[((excess.len() - 1) as f64 * p).round() as usize];
@@ -148,8 +97,8 @@ fn miku_dances_the_whole_motion_with_physics() {
     );
     assert_eq!(a.resets, 0, "the dance triggered teleport resets");
     // Determinism: the same run twice is bit-identical.
-    let b = run(&dir, 300);
-    let a300 = run(&dir, 300);
+    let b = run(300).unwrap();
+    let a300 = run(300).unwrap();
     assert_eq!(
         a300.checksum.to_bits(),
         b.checksum.to_bits(),
@@ -161,11 +110,12 @@ fn miku_dances_the_whole_motion_with_physics() {
 #[test]
 fn hundred_dancers_in_parallel_equal_one_alone() {
     use rayon::prelude::*;
-    let Some(dir) = assets() else { return };
-    let alone = run(&dir, 10).checksum;
+    let Some(alone) = run(10).map(|r| r.checksum) else {
+        return;
+    };
     let crowd: Vec<f64> = (0..100)
         .into_par_iter()
-        .map(|_| run(&dir, 10).checksum)
+        .map(|_| run(10).unwrap().checksum)
         .collect();
     assert_eq!(crowd.len(), 100);
     assert!(

@@ -9,10 +9,8 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use serde_json::Value;
-use sinew_mmd::{MmdInstance, MmdModel, MmdMotion, MotionPlayer, Vmd};
+use sinew_character::{Character, CharacterModel};
 
 #[test]
 fn vmd_playback_matches_babylon_mmd() {
@@ -46,25 +44,24 @@ fn vmd_playback_matches_babylon_mmd() {
             sinew_testkit::assets::missing(&format!("{name}: model or motion"));
             continue;
         };
-        let model = Arc::new(MmdModel::from_bytes(&std::fs::read(model_path).unwrap()).unwrap());
-        let vmd = Vmd::parse(&std::fs::read(vmd_path).unwrap()).unwrap();
-        let motion = Arc::new(MmdMotion::from_vmd(&vmd, Some(&model)).unwrap());
-        let mut player = MotionPlayer::new(motion, &model);
-        let mut inst = MmdInstance::new(Arc::clone(&model));
+        let model = CharacterModel::load(model_path).unwrap();
+        let motion = model.load_motion(vmd_path).unwrap();
+        let mut character = Character::new(&model);
+        character.play(&motion);
         for (mode, frames) in doc["modes"].as_object().unwrap() {
+            character.set_stages(common::conformance::mode_stages(mode));
             for frame in frames.as_array().unwrap() {
                 let f = frame["frame"].as_f64().unwrap() as f32;
-                player.apply(f, &mut inst);
-                inst.evaluate(common::conformance::mode_options(mode));
+                character.seek(f / 30.0).unwrap();
                 let (mut dp, mut dq, mut worst) = (0.0f32, 0.0f32, String::new());
                 for b in frame["bones"].as_array().unwrap() {
                     let bname = b["name"].as_str().unwrap();
                     if bname.ends_with("ＩＫ先") {
                         continue;
                     }
-                    let i = model.bone_index(bname).unwrap();
+                    let bone = model.bone(bname).unwrap();
                     bones_compared += 1;
-                    let (_, r, t) = inst.world()[i].to_scale_rotation_translation();
+                    let (_, r, t) = character.world()[bone.index()].to_scale_rotation_translation();
                     let p = (t - common::conformance::vec3(&b["world_t_mmd"])).length();
                     if p > dp {
                         dp = p;

@@ -1,0 +1,68 @@
+//! # sinew-character — one character of any model, through one type
+//!
+//! A [`CharacterModel`] is what every character of one model shares: read from a PMX, PMD or
+//! glTF file ([`CharacterModel::load`]) or wrapped around a model built in code, it holds the
+//! skeleton with its dynamics (IK chains, pose constraints, the physics table), the skinned
+//! meshes, the morph names, the clips and the physics settings that suit the model. A
+//! [`Character`] is one of them in motion: it plays [`Motion`]s (a VMD, a glTF clip) in layers
+//! with weights and cross-fades, holds morph weights, IK targets and toggles, goals, props and
+//! a ragdoll, and evaluates a frame with [`Character::advance`] or [`Character::seek`] into
+//! world matrices, skinning matrices and morphed, skinned vertices.
+//!
+//! ```text
+//!  .pmx / .pmd / .glb ──▶ CharacterModel (Arc)   skeleton + dynamics + meshes + morphs + clips
+//!  .vmd / glTF clip   ──▶ Motion                 clip + IK switches
+//!                           │
+//!  Character::advance(dt) ──┤ mixer: sample → blend          animated input, morph weights
+//!                           │ SkeletonInstance: constraints → hierarchy → IK
+//!                           │ props → physics (Ragdoll, the model's writeback rule)
+//!                           ▼
+//!  world() / skin_matrices() / skinned_mesh(i)              for any renderer, baker, server
+//! ```
+//!
+//! One bone order inside: the skeleton's. File indices (an MMD file's bone order) appear only
+//! at the edges ([`CharacterModel::bone_of_source`], a mesh's joint list).
+//!
+//! ## Example
+//!
+//! Play miku_v2 dancing with physics and read one skinned vertex (the same lines play a
+//! `.glb` and one of its clips: [`CharacterModel::clip`] instead of
+//! [`CharacterModel::load_motion`]):
+//!
+//! ```no_run
+//! use sinew_character::{Character, CharacterModel};
+//!
+//! let model = CharacterModel::load("miku_v2.pmd")?;
+//! let dance = model.load_motion("wavefile_v2.vmd")?;
+//! let mut miku = Character::new(&model);
+//! miku.play(&dance);
+//! miku.enable_physics()?;
+//! for _ in 0..90 {
+//!     miku.advance(1.0 / 30.0)?;
+//! }
+//! let vertex = miku.skinned_mesh(0)?.positions()[0];
+//! println!("vertex 0 after 3 s: {vertex}");
+//! # Ok::<(), sinew_character::CharacterError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod bake;
+mod character;
+mod error;
+mod mesh;
+mod mixer;
+mod model;
+mod motion;
+mod pose_file;
+
+pub use bake::{bake_glb, glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
+pub use character::Character;
+pub use error::CharacterError;
+pub use mesh::CharacterMesh;
+pub use mixer::{LayerId, MAX_LAYERS};
+pub use model::{
+    chain_profile, kind_of, read_file, CharacterModel, ModelKind, PhysicsSettings,
+    CHAIN_JOINT_LIMIT, LOOSE_CHAIN_NAMES, MAX_FILE_BYTES, MMD_GRAVITY, MMD_TELEPORT_DISTANCE,
+};
+pub use motion::{IkKeys, Motion};
+pub use pose_file::{ChainSpec, PoseBone, PoseFile, PoseTarget};

@@ -1,0 +1,160 @@
+//! MMD physics against Bullet through the library type: miku_v2 as a [`Character`] with physics
+//! on, under the five motions of `../shared/conformance/physics` (rest, held leg IK, sideways
+//! sway, upper-body turn, the wavefile dance), compared as `../shared/oracle/compare_physics.py`
+//! compares them: over the bones Bullet moves away from the animated pose and every frame but
+//! 0, the median distance to Bullet with physics ÷ the same without (the `ratio`).
+//!
+//! Bones are those with a simulated rigid body (babylon-mmd leaves a bone without a body under
+//! a simulated one at its pre-physics place; sinew carries it with its parent, so those tips are
+//! not compared — the physics README's "known quirk").
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use sinew_character::{Character, CharacterModel, Motion};
+use sinew_mmd::pmx::PhysicsMode;
+
+/// World positions per frame, per bone name.
+type Frames = HashMap<u32, HashMap<String, [f64; 3]>>;
+
+fn load(path: &Path) -> Frames {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let d: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let modes = d["modes"].as_object().expect("modes");
+    let mode = modes.get("full").or_else(|| modes.values().next()).unwrap();
+    let mut out = Frames::new();
+    for f in mode.as_array().unwrap() {
+        let frame = f["frame"].as_u64().unwrap() as u32;
+        let bones = (f["bones"].as_array().unwrap().iter())
+            .map(|b| {
+                let t = &b["world_t_mmd"];
+                let v = |i: usize| t[i].as_f64().unwrap();
+                (b["name"].as_str().unwrap().to_owned(), [v(0), v(1), v(2)])
+            })
+            .collect();
+        out.insert(frame, bones);
+    }
+    out
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) * 0.5
+    }
+}
+
+/// Plays `motion` frame by frame at 30 fps up to `last`, recording every `step`-th frame: with
+/// physics every frame is simulated in order, as the oracle does.
+fn play(
+    model: &std::sync::Arc<CharacterModel>,
+    motion: &Motion,
+    step: u32,
+    last: u32,
+    physics: bool,
+) -> Frames {
+    let mut c = Character::new(model);
+    c.play(motion);
+    if physics {
+        c.enable_physics().unwrap();
+    }
+    let skeleton = model.skeleton();
+    let mut out = Frames::new();
+    for f in 0..=last {
+        c.update(f as f32 / 30.0, 1.0 / 30.0).unwrap();
+        if f % step == 0 {
+            let bones = (0..skeleton.len())
+                .map(|i| {
+                    let t = c.world()[i].translation;
+                    let name = skeleton.names()[i].clone();
+                    (name, [f64::from(t.x), f64::from(t.y), f64::from(t.z)])
+                })
+                .collect();
+            out.insert(f, bones);
+        }
+    }
+    out
+}
+
+/// (bones, frames, median with physics, median without, ratio).
+fn compare(
+    sim: &Frames,
+    bullet: &Frames,
+    anim: &Frames,
+    simulated: &HashSet<String>,
+) -> (usize, usize, f64, f64, f64) {
+    let mut frames: Vec<u32> = (bullet.keys().copied())
+        .filter(|f| *f != 0 && sim.contains_key(f) && anim.contains_key(f))
+        .collect();
+    frames.sort_unstable();
+    let mut moved: Vec<&String> = (simulated.iter())
+        .filter(|n| {
+            frames
+                .iter()
+                .any(|f| match (bullet[f].get(*n), anim[f].get(*n)) {
+                    (Some(&b), Some(&a)) => dist(b, a) > 0.01,
+                    _ => false,
+                })
+        })
+        .collect();
+    moved.sort();
+    let (mut ep, mut ea) = (Vec::new(), Vec::new());
+    for f in &frames {
+        for n in &moved {
+            let b = bullet[f][*n];
+            ep.push(dist(sim[f][*n], b));
+            ea.push(dist(anim[f][*n], b));
+        }
+    }
+    let (phys, anim) = (median(ep), median(ea));
+    (moved.len(), frames.len(), phys, anim, phys / anim.max(1e-9))
+}
+
+#[test]
+fn miku_physics_moves_like_bullet() {
+    let (Some((model, dance)), Some(conf)) =
+        (common::miku_and_wavefile(), common::conformance_dir())
+    else {
+        return;
+    };
+    let dir = conf.join("physics");
+    let (mmd, _) = model.mmd().unwrap();
+    let simulated: HashSet<String> = (mmd.rigid_bodies().iter())
+        .filter(|b| b.mode != PhysicsMode::FollowBone)
+        .filter_map(|b| b.bone.map(|i| mmd.bones()[i].name.clone()))
+        .collect();
+    assert!(simulated.len() >= 14, "{simulated:?}");
+    let motion = |name: &str| model.load_motion(dir.join(name)).unwrap();
+    // (case, motion, frame step, last frame, ceiling): ceilings a few times above the measured
+    // ratios (0.02, 0.03, 0.11, 0.15, 0.22).
+    let cases: [(&str, Motion, u32, u32, f64); 5] = [
+        ("rest", motion("rest.vmd"), 30, 300, 0.08),
+        ("legs", motion("legs.vmd"), 30, 300, 0.1),
+        ("sway", motion("sway.vmd"), 10, 300, 0.35),
+        ("turn", motion("turn.vmd"), 10, 300, 0.35),
+        ("dance", dance, 10, 2800, 0.5),
+    ];
+    let mut compared = 0;
+    for (case, motion, step, last, ceiling) in cases {
+        let sim = play(&model, &motion, step, last, true);
+        let anim = play(&model, &motion, step, last, false);
+        let bullet = load(&dir.join(format!("bullet_miku_v2_{case}.json")));
+        let (bones, frames, phys, without, ratio) = compare(&sim, &bullet, &anim, &simulated);
+        eprintln!(
+            "{case}: {bones} bones x {frames} frames, median to Bullet {phys:.3} with physics, {without:.3} without, ratio {ratio:.3}"
+        );
+        assert!(bones >= 12 && frames >= 10, "{case}: too little compared");
+        assert!(ratio <= ceiling, "{case}: ratio {ratio:.3} above {ceiling}");
+        compared += bones * frames;
+    }
+    assert!(compared >= 4000, "{compared} bone-frames compared");
+}
