@@ -639,11 +639,38 @@ impl CharacterModel {
     }
 }
 
-/// Bone names that say a chain hangs loose (matched case-insensitively as substrings): what
+/// Bone names that say a chain hangs loose (matched case-insensitively against the words of a
+/// bone's name, `Hair_L2` → hair, `ponyTail01` → pony, tail; plurals too): what
 /// [`chain_profile`] simulates by default.
 pub const LOOSE_CHAIN_NAMES: [&str; 10] = [
     "hair", "tail", "skirt", "cape", "ear", "tie", "ribbon", "tassel", "ponytail", "chain",
 ];
+
+/// The words of a bone name, lower-cased: split at anything not a letter and where a capital
+/// follows a small letter (`b_LeftForeArm_010` → b, left, fore, arm).
+fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = ch.is_lowercase();
+        word.extend(ch.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words.into_iter()
+}
 
 /// Half-range of each rotation axis of the joints [`chain_profile`] adds, radians (30°).
 pub const CHAIN_JOINT_LIMIT: f32 = 0.523_598_8;
@@ -673,8 +700,11 @@ pub fn chain_profile(
         }
     }
     let loose = |bone: BoneId| {
-        let name = skeleton.name(bone).to_ascii_lowercase();
-        LOOSE_CHAIN_NAMES.iter().any(|k| name.contains(k))
+        name_words(skeleton.name(bone)).any(|w| {
+            LOOSE_CHAIN_NAMES
+                .iter()
+                .any(|k| w == *k || w.strip_suffix('s') == Some(k))
+        })
     };
     let roots: Vec<BoneId> = if roots.is_empty() {
         (skeleton.bones())
@@ -747,4 +777,19 @@ pub fn chain_profile(
         }));
     }
     Ok(profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_words;
+
+    #[test]
+    fn bone_names_split_into_words() {
+        let words = |n: &str| name_words(n).collect::<Vec<_>>();
+        assert_eq!(words("b_LeftForeArm_010"), ["b", "left", "fore", "arm"]);
+        assert_eq!(words("ponyTail01"), ["pony", "tail"]);
+        assert_eq!(words("HAIR_L2"), ["hair", "l"]);
+        assert_eq!(words("髪_1"), ["髪"]);
+        assert!(words("").is_empty());
+    }
 }

@@ -84,7 +84,7 @@ pub struct Animator {
     character: Character,
     /// The model file (errors name it).
     path: PathBuf,
-    /// Per definition body: shape, size, simulated.
+    /// Per definition body: shape, size, whether it has mass (simulated unless kinematic).
     shapes: Vec<(Shape, Vec3, bool)>,
     parents: Vec<u16>,
     fps: f32,
@@ -300,8 +300,10 @@ impl Animator {
             return Vec::new();
         };
         (self.shapes.iter().enumerate())
-            .filter_map(|(i, &(shape, size, simulated))| {
+            .filter_map(|(i, &(shape, size, massive))| {
                 let (center, rotation) = ragdoll.body_pose(i)?;
+                // The ragdoll's mode: a profile may set another than the table's.
+                let simulated = massive && ragdoll.body_mode(i) != Some(BodyMode::Kinematic);
                 Some(BodyOutline {
                     shape,
                     size,
@@ -336,8 +338,14 @@ pub fn enable_physics(
             .map_err(|e| bad_input(model_path, format!("--physics: {e}")));
     }
     let mut settings = model.physics_settings().clone();
-    let profile = sinew_character::chain_profile(&model, dynamic)
-        .map_err(|e| bad_input(model_path, format!("--physics: {e}")))?;
+    let profile = sinew_character::chain_profile(&model, dynamic).map_err(|e| {
+        let hint = if dynamic.is_empty() {
+            " (--dynamic BONE[,BONE] names them)"
+        } else {
+            ""
+        };
+        bad_input(model_path, format!("--physics: {e}{hint}"))
+    })?;
     settings.options.profile = Some(profile);
     character
         .enable_physics_with(&settings)
