@@ -673,7 +673,7 @@ fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Half-range of each rotation axis of the joints [`chain_profile`] adds, radians (30°).
-pub const CHAIN_JOINT_LIMIT: f32 = 0.523_598_8;
+pub const CHAIN_JOINT_LIMIT: f32 = std::f32::consts::FRAC_PI_6;
 
 /// A profile over a candidate table (a glTF reader's) that hangs the subtrees of `roots` under
 /// physics: every candidate body on a bone of those subtrees becomes dynamic, jointed (each

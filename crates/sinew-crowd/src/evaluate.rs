@@ -1,6 +1,5 @@
-//! One frame of the crowd: every instance sampled (or read from the input buffer), pose
-//! constraints, the hierarchy in the plan's runs, IK through `IkDriver` over the instance's own
-//! slices, the deferred bones; instances in parallel on the rayon pool.
+//! One frame of the crowd: every instance sampled (or read from the input buffer), then the
+//! core's staged evaluation over its slices; instances in parallel on the rayon pool.
 
 use rayon::prelude::*;
 
@@ -32,10 +31,8 @@ impl Crowd {
             dynamics: self.model.dynamics(),
             clip: &self.clip,
             binding: &self.binding,
-            replace_authored: &self.replace_authored,
             hold_is_noop: &self.hold_is_noop,
             ground: self.ground.as_deref(),
-            plan: &self.plan,
             time,
         };
         // A model without chains still keeps one (unused) element per instance for the zip.

@@ -1,11 +1,14 @@
-//! One instance's evaluation over its slices of the crowd's flat buffers ([`Shared`] is what
-//! every instance of a frame reads; [`SlicePose`] is the `PoseAccess` the IK driver works on).
+//! One instance's evaluation over its slices of the crowd's flat buffers: the sample, then the
+//! core's staged evaluation (`sinew::instance::evaluate_staged`, what a `SkeletonInstance`
+//! runs). [`Shared`] is what every instance of a frame reads; [`SlicePose`] is the instance's
+//! slices as the evaluation and the IK driver see them.
 
 use glam::{Affine3A, Quat, Vec3};
 use sinew::anim::{sample, Clip, ClipBinding, Untracked};
 use sinew::dynamics::{IkChain, SkeletonDynamics, TargetMode};
-use sinew::instance::{apply_pose_constraints, PoseAccess};
-use sinew::pose::{local_to_world_ordered, local_to_world_range};
+use sinew::instance::{
+    evaluate_runs, evaluate_staged, finish_staged, refresh_runs, PoseAccess, StagedPose, Stages,
+};
 use sinew::{BoneId, Skeleton, Transform};
 use std::sync::Arc;
 
@@ -17,15 +20,14 @@ pub(super) struct Shared<'a> {
     pub(super) dynamics: &'a Arc<SkeletonDynamics>,
     pub(super) clip: &'a Clip,
     pub(super) binding: &'a ClipBinding,
-    pub(super) replace_authored: &'a [bool],
     pub(super) hold_is_noop: &'a [bool],
     pub(super) ground: Option<&'a GroundFn>,
-    pub(super) plan: &'a EvalPlan,
     pub(super) time: Option<f32>,
 }
 
 impl Shared<'_> {
-    /// One instance's frame: sample → constraints → hierarchy → IK.
+    /// One instance's frame: sample, then the staged evaluation a `SkeletonInstance` runs
+    /// (takeover → constraints → hierarchy → IK → deferred bones) over its slices.
     #[inline]
     pub(super) fn instance(
         &self,
@@ -51,25 +53,10 @@ impl Shared<'_> {
             ),
             None => locals.copy_from_slice(input),
         }
-        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-            if self.replace_authored[i] && enabled[i] {
-                for l in chain.links() {
-                    locals[l.bone.index()] = *skeleton.rest(l.bone);
-                }
-            }
-        }
-        apply_pose_constraints(skeleton, dynamics.pose_constraints(), locals);
         let root = Affine3A::from_rotation_translation(slot.root_rotation, slot.root_translation);
-        let parents = skeleton.parent_indices();
-        if dynamics.ik_chains().is_empty() {
-            local_to_world_ordered(parents, skeleton.level_order(), locals, &root, world);
-            return;
-        }
-        for &(from, to) in &self.plan.eager {
-            local_to_world_range(parents, locals, &root, world, from, to);
-        }
         let mut pose = SlicePose {
             skeleton,
+            dynamics,
             locals,
             world,
             root,
@@ -78,19 +65,24 @@ impl Shared<'_> {
             enabled,
             hold_is_noop: self.hold_is_noop,
             ground: self.ground,
-            plan: self.plan,
         };
-        slot.driver.solve(dynamics, &mut pose);
-        let SlicePose { locals, world, .. } = pose;
-        for &(from, to) in &self.plan.deferred {
-            local_to_world_range(parents, locals, &root, world, from, to);
-        }
+        evaluate_staged(
+            dynamics,
+            skeleton,
+            &mut slot.driver,
+            &mut pose,
+            Stages::ALL,
+            |c| enabled[c],
+            None,
+        );
+        finish_staged(dynamics, &mut pose);
     }
 }
 
 /// One crowd instance seen through [`PoseAccess`]: slices of the crowd's buffers.
 pub(super) struct SlicePose<'a> {
     pub(super) skeleton: &'a Skeleton,
+    pub(super) dynamics: &'a SkeletonDynamics,
     pub(super) locals: &'a mut [Transform],
     pub(super) world: &'a mut [Affine3A],
     pub(super) root: Affine3A,
@@ -99,7 +91,6 @@ pub(super) struct SlicePose<'a> {
     pub(super) enabled: &'a [bool],
     pub(super) hold_is_noop: &'a [bool],
     pub(super) ground: Option<&'a GroundFn>,
-    pub(super) plan: &'a EvalPlan,
 }
 
 impl SlicePose<'_> {
@@ -167,29 +158,28 @@ impl PoseAccess for SlicePose<'_> {
     }
 
     fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {
-        let parents = self.skeleton.parent_indices();
-        match self.plan.refresh.iter().find(|(b, _)| *b == driver) {
-            Some((_, runs)) => {
-                for &(from, to) in runs {
-                    local_to_world_range(parents, self.locals, &self.root, self.world, from, to);
-                }
-            }
-            None => {
-                let end = self.skeleton.subtree_end(driver);
-                local_to_world_range(
-                    parents,
-                    self.locals,
-                    &self.root,
-                    self.world,
-                    driver.index(),
-                    end,
-                );
-            }
-        }
+        let runs = refresh_runs(self.dynamics, self.skeleton, driver);
+        evaluate_runs(
+            self.skeleton,
+            self.locals,
+            &self.root,
+            self.world,
+            runs.runs(),
+        );
     }
 
     #[inline]
     fn root_rotation(&self) -> Quat {
         self.root_rotation
+    }
+}
+
+impl StagedPose for SlicePose<'_> {
+    fn locals_mut(&mut self) -> &mut [Transform] {
+        self.locals
+    }
+
+    fn evaluate_runs(&mut self, runs: &[(usize, usize)]) {
+        evaluate_runs(self.skeleton, self.locals, &self.root, self.world, runs);
     }
 }

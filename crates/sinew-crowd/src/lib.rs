@@ -17,9 +17,10 @@
 //!
 //! ```text
 //!  sample(clip, time + offset) into the output locals   (evaluate(): copy the input instead)
-//!      →  pose constraints  →  hierarchy, except bones no chain reads (fingers, toes)
-//!      →  IkDriver over the crowd's slices (each chain: corrections, then the part of its
-//!         subtree that later chains read)  →  the deferred bones, once
+//!      →  sinew::instance::evaluate_staged over the instance's slices, the code a
+//!         SkeletonInstance runs: takeover → pose constraints → hierarchy, except bones no
+//!         chain reads (the definitions' StagedPlan) → IkDriver (each chain: corrections, then
+//!         the part of its subtree later chains read) → the deferred bones, once
 //! ```
 //!
 //! The result equals an independent [`sinew::SkeletonInstance`] per character fed the same
@@ -36,8 +37,8 @@
 //! [`bake_clip`] turns any procedural pose function (such as the humanoid's walk) into a
 //! linear, looping clip.
 //!
-//! The evaluation plan is in `plan.rs`, a frame in `evaluate.rs`, one instance over its
-//! slices in `instance.rs`, clip baking in `bake.rs`.
+//! A frame is in `evaluate.rs`, one instance over its slices in `instance.rs`, clip baking in
+//! `bake.rs`.
 #![warn(missing_docs)]
 
 use std::fmt;
@@ -45,7 +46,7 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Quat, Vec3};
 use sinew::anim::{Clip, ClipBinding, SampleCache};
-use sinew::dynamics::{IkChain, TargetMode};
+use sinew::dynamics::TargetMode;
 use sinew::ik::SolveResult;
 use sinew::instance::IkDriver;
 use sinew::{Model, Transform};
@@ -53,11 +54,9 @@ use sinew::{Model, Transform};
 mod bake;
 mod evaluate;
 mod instance;
-mod plan;
 
 pub use bake::bake_clip;
 use instance::*;
-use plan::*;
 
 /// Minimum number of instances one rayon task processes (keeps task overhead negligible).
 const MIN_INSTANCES_PER_TASK: usize = 32;
@@ -159,12 +158,9 @@ pub struct Crowd {
     targets: Vec<CrowdTarget>,
     enabled: Vec<bool>,
     slots: Vec<Slot>,
-    /// Chains whose links the authored pose must not drive (reset to rest before solving).
-    replace_authored: Vec<bool>,
     /// Chains whose controller is their effector in position mode: holding them is a no-op.
     hold_is_noop: Vec<bool>,
     ground: Option<Arc<GroundFn>>,
-    plan: Arc<EvalPlan>,
 }
 
 impl fmt::Debug for Crowd {
@@ -221,18 +217,12 @@ impl Crowd {
             targets: vec![CrowdTarget::Hold; count * chains.max(1)],
             enabled: vec![true; count * chains.max(1)],
             slots,
-            replace_authored: dynamics
-                .ik_chains()
-                .iter()
-                .map(IkChain::replace_authored_rotation)
-                .collect(),
             hold_is_noop: dynamics
                 .ik_chains()
                 .iter()
                 .map(|c| c.controller() == c.effector() && c.target_mode() == TargetMode::Position)
                 .collect(),
             ground: None,
-            plan: Arc::new(EvalPlan::new(skeleton, dynamics)),
         })
     }
 

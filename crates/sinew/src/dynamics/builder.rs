@@ -406,7 +406,9 @@ impl SkeletonDynamicsBuilder {
         let chain_paths = chain_paths(&self.chains, s, &diamond_of_chain, &sources);
         let order = (self.order.clone())
             .map(|o| o.with_tables(len, &self.chains, &chain_paths, &constraint_by_bone));
+        let staged_plan = super::StagedPlan::new(s, &self.chains);
         Ok(Arc::new(SkeletonDynamics {
+            staged_plan,
             physics: self.physics.clone(),
             chains: self.chains.clone(),
             chain_paths,

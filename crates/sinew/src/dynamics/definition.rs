@@ -27,6 +27,8 @@ pub struct SkeletonDynamics {
     pub(crate) diamond_chains: Vec<[usize; 2]>,
     /// The explicit bone-by-bone order, if any.
     pub(crate) order: Option<EvaluationOrder>,
+    /// What the staged evaluation's hierarchy pass evaluates before IK and after.
+    pub(crate) staged_plan: super::StagedPlan,
 }
 
 impl SkeletonDynamics {
@@ -34,6 +36,13 @@ impl SkeletonDynamics {
     #[must_use]
     pub fn empty() -> Self {
         Self::default()
+    }
+
+    /// The staged evaluation's plan (bones evaluated before IK, bones left to after it),
+    /// derived once when the definitions were built.
+    #[must_use]
+    pub fn staged_plan(&self) -> &super::StagedPlan {
+        &self.staged_plan
     }
 
     /// The physics table.

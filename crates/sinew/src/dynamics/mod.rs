@@ -20,6 +20,7 @@ mod footprint;
 mod ik_chain;
 mod physics;
 mod pose_constraint;
+mod staged_plan;
 
 pub use builder::{SkeletonDynamicsBuilder, SkeletonDynamicsReader};
 pub use chain_path::ChainPath;
@@ -31,3 +32,4 @@ pub use footprint::SolveFootprint;
 pub use ik_chain::{ChainSolver, IkChain, IkChainParams, IkLink, TargetMode};
 pub use physics::{BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape};
 pub use pose_constraint::{BonePoseConstraint, InheritanceSpace, TransformInheritance};
+pub use staged_plan::StagedPlan;

@@ -9,12 +9,15 @@
 //! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with
 //!   [`IkTargetModule`].
 //! * [`apply_pose_constraints`]: inheritance and fixed axes over a local pose.
+//! * [`evaluate_staged`] + [`finish_staged`] over a [`StagedPose`]: the staged frame over a
+//!   character's own slices, what `SkeletonInstance` and crowds both run.
 
 mod constraints;
 mod driver;
 mod goals;
 mod pose_access;
 mod skeleton_instance;
+mod staged;
 mod tick;
 
 pub use constraints::{apply_pose_constraints, scale_rotation, twist_about};
@@ -22,6 +25,10 @@ pub use driver::IkDriver;
 pub use goals::{ChainGoal, GoalId};
 pub use pose_access::PoseAccess;
 pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance, Stages};
+pub use staged::{
+    evaluate_runs, evaluate_staged, finish_staged, refresh_runs, LateBuffers, RefreshRuns,
+    StagedPose,
+};
 pub use tick::{
     IkTargetModule, IkTargetModuleError, ModuleError, Slot, TickContext, TickError, TickLoop,
     TickModule, TickReport,

@@ -126,6 +126,8 @@ pub struct SkeletonInstance {
     physics_active: bool,
     /// Per chain: every link carries a simulated (non-kinematic) body.
     simulated_chains: Vec<bool>,
+    /// Per chain: solved this frame (scratch of the staged evaluation).
+    active: Vec<bool>,
     targets: Vec<Option<ExternalTarget>>,
     frame_targets: Vec<Option<ExternalTarget>>,
     driver: IkDriver,
@@ -201,6 +203,7 @@ impl SkeletonInstance {
             stages: Stages::ALL,
             physics_active: false,
             simulated_chains: simulated_chains(model.dynamics(), n_bones),
+            active: Vec::with_capacity(chains),
             targets: vec![None; chains],
             frame_targets: vec![None; chains],
             driver: IkDriver::new(model.dynamics()),

@@ -138,6 +138,19 @@ impl RigState {
         &self.world
     }
 
+    /// Evaluates the runs `[from, to)` of the hierarchy (in order) into the retained world
+    /// buffer, allocating it if needed: what the staged evaluation's plan runs.
+    pub fn compute_world_runs(&mut self, runs: &[(usize, usize)]) {
+        self.allocate_world();
+        crate::instance::evaluate_runs(
+            &self.skeleton,
+            &self.locals,
+            &self.root,
+            &mut self.world,
+            runs,
+        );
+    }
+
     /// Re-evaluates the subtree under `bone` (inclusive), reading its parent's world matrix
     /// from the buffer. Call after changing locals inside that subtree only.
     pub fn compute_world_subtree(&mut self, bone: BoneId) {

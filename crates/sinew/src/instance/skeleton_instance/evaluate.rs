@@ -9,8 +9,10 @@ use glam::{Affine3A, DVec3, Quat, Vec3};
 use super::SkeletonInstance;
 use crate::dynamics::{IkChain, SkeletonDynamics, TargetMode};
 use crate::ik::{ChainJoint, FabrikLink, SolveResult};
-use crate::instance::constraints::{apply_pose_constraints, reapply_after_stage};
-use crate::instance::{IkDriver, PoseAccess};
+use crate::instance::constraints::reapply_after_stage;
+use crate::instance::{
+    evaluate_staged, finish_staged, refresh_runs, IkDriver, LateBuffers, PoseAccess, StagedPose,
+};
 use crate::{BoneId, Skeleton, Transform};
 
 impl SkeletonInstance {
@@ -30,34 +32,40 @@ impl SkeletonInstance {
             return;
         }
         self.state.locals_mut().copy_from_slice(&self.input);
-        for (i, chain) in dynamics.ik_chains().iter().enumerate() {
-            if chain.replace_authored_rotation() && self.is_chain_active(i) {
-                let locals = self.state.locals_mut();
-                for l in chain.links() {
-                    locals[l.bone.index()] = *skeleton.rest(l.bone);
-                }
-            }
-        }
-        let locals = self.state.locals_mut();
         let late = self.late && self.stages.pose_constraints;
-        if late {
-            self.base.copy_from_slice(locals);
-        }
-        if self.stages.pose_constraints {
-            apply_pose_constraints(&skeleton, dynamics.pose_constraints(), locals);
-        }
-        if late {
-            self.evaluated.copy_from_slice(locals);
-        }
-        self.state.compute_world();
-        if self.stages.ik && !dynamics.ik_chains().is_empty() {
-            let mut driver = std::mem::take(&mut self.driver);
+        let (mut base, mut evaluated) = (
+            std::mem::take(&mut self.base),
+            std::mem::take(&mut self.evaluated),
+        );
+        let mut driver = std::mem::take(&mut self.driver);
+        let stages = self.stages;
+        let mut active = std::mem::take(&mut self.active);
+        active.clear();
+        active.extend((0..dynamics.ik_chains().len()).map(|c| self.is_chain_active(c)));
+        {
             let mut view = InstancePose { instance: self };
-            driver.solve(&dynamics, &mut view);
-            self.driver = driver;
-            if !self.goals.slots.is_empty() {
-                self.solve_goals(&dynamics);
-            }
+            evaluate_staged(
+                &dynamics,
+                &skeleton,
+                &mut driver,
+                &mut view,
+                stages,
+                |c| active[c],
+                late.then_some(LateBuffers {
+                    base: &mut base,
+                    evaluated: &mut evaluated,
+                }),
+            );
+        }
+        self.driver = driver;
+        self.base = base;
+        self.evaluated = evaluated;
+        self.active = active;
+        if stages.ik && !dynamics.ik_chains().is_empty() && !self.goals.slots.is_empty() {
+            self.solve_goals(&dynamics);
+        }
+        finish_staged(&dynamics, &mut InstancePose { instance: self });
+        if stages.ik && !dynamics.ik_chains().is_empty() {
             self.reapply_late_constraints();
         }
         self.dirty = false;
@@ -312,10 +320,23 @@ impl PoseAccess for InstancePose<'_> {
     }
 
     fn refresh(&mut self, driver: BoneId, _endpoint: BoneId) {
-        self.instance.state.compute_world_subtree(driver);
+        let dynamics = Arc::clone(self.instance.model.dynamics());
+        let skeleton = Arc::clone(self.instance.model.skeleton());
+        let runs = refresh_runs(&dynamics, &skeleton, driver);
+        self.instance.state.compute_world_runs(runs.runs());
     }
 
     fn root_rotation(&self) -> Quat {
         self.instance.state.placement().rotation
+    }
+}
+
+impl StagedPose for InstancePose<'_> {
+    fn locals_mut(&mut self) -> &mut [Transform] {
+        self.instance.state.locals_mut()
+    }
+
+    fn evaluate_runs(&mut self, runs: &[(usize, usize)]) {
+        self.instance.state.compute_world_runs(runs);
     }
 }

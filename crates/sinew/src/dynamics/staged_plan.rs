@@ -1,32 +1,39 @@
-//! The crowd's evaluation plan, derived once from the model and shared: which bones the
-//! hierarchy pass evaluates before IK and which it defers to after (a chain's subtree refresh
-//! recomputes them anyway).
+//! [`StagedPlan`]: which bones the staged evaluation's hierarchy pass evaluates before IK and
+//! which it leaves to after, derived once with the definitions and shared by every character
+//! (a `SkeletonInstance`, a crowd's).
 
-use sinew::dynamics::SkeletonDynamics;
-use sinew::{BoneId, Skeleton};
+use crate::dynamics::IkChain;
+use crate::{BoneId, Skeleton};
 
 /// Which bones the hierarchy pass evaluates before IK and which it defers to after.
 ///
 /// A bone is *deferred* when it lies under some chain's base but no chain reads it or any of
-/// its descendants (fingers below a hand, a toe below a foot): its world matrix would be
-/// recomputed by the chain's subtree refresh anyway, so it is evaluated once, after IK.
-/// Deferred sets are closed downward, so every run below is a parent-before-child range.
-#[derive(Debug, Default)]
-pub(super) struct EvalPlan {
-    /// Runs `[from, to)` of bones evaluated before IK.
-    pub(super) eager: Vec<(usize, usize)>,
+/// its descendants (fingers below a hand, a toe below a foot): a chain's subtree refresh would
+/// recompute it anyway, so it is evaluated once, after IK. Deferred sets are closed downward,
+/// so every run is a parent-before-child range of the skeleton's depth-first order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StagedPlan {
+    /// Runs `[from, to)` of bones evaluated before IK (every bone without chains).
+    eager: Vec<(usize, usize)>,
     /// Runs `[from, to)` of bones evaluated after IK.
-    pub(super) deferred: Vec<(usize, usize)>,
+    deferred: Vec<(usize, usize)>,
     /// Per chain base bone: the non-deferred runs of its subtree (what a refresh evaluates).
-    pub(super) refresh: Vec<(BoneId, Vec<(usize, usize)>)>,
+    refresh: Vec<(BoneId, Vec<(usize, usize)>)>,
 }
 
-impl EvalPlan {
-    pub(super) fn new(skeleton: &Skeleton, dynamics: &SkeletonDynamics) -> Self {
+impl StagedPlan {
+    /// The plan for `chains` over `skeleton`.
+    pub(crate) fn new(skeleton: &Skeleton, chains: &[IkChain]) -> Self {
         let n = skeleton.len();
+        if chains.is_empty() {
+            return Self {
+                eager: if n == 0 { Vec::new() } else { vec![(0, n)] },
+                ..Self::default()
+            };
+        }
         let mut needed = vec![false; n];
         let mut under_chain = vec![false; n];
-        for chain in dynamics.ik_chains() {
+        for chain in chains {
             let reads = chain.links().iter().map(|l| l.bone).chain([
                 chain.effector(),
                 chain.controller(),
@@ -62,7 +69,7 @@ impl EvalPlan {
             out
         };
         let mut refresh: Vec<(BoneId, Vec<(usize, usize)>)> = Vec::new();
-        for chain in dynamics.ik_chains() {
+        for chain in chains {
             let base = chain.base();
             if !refresh.iter().any(|(b, _)| *b == base) {
                 refresh.push((base, runs(base.index(), skeleton.subtree_end(base), false)));
@@ -73,5 +80,26 @@ impl EvalPlan {
             deferred: runs(0, n, true),
             refresh,
         }
+    }
+
+    /// Runs `[from, to)` evaluated before IK.
+    #[must_use]
+    pub fn eager(&self) -> &[(usize, usize)] {
+        &self.eager
+    }
+
+    /// Runs `[from, to)` evaluated after IK (bones no chain reads).
+    #[must_use]
+    pub fn deferred(&self) -> &[(usize, usize)] {
+        &self.deferred
+    }
+
+    /// The runs a refresh below `driver` evaluates: the non-deferred part of its subtree when
+    /// `driver` is a chain's base, `None` for another bone (its whole subtree then).
+    #[must_use]
+    pub fn refresh(&self, driver: BoneId) -> Option<&[(usize, usize)]> {
+        (self.refresh.iter())
+            .find(|(b, _)| *b == driver)
+            .map(|(_, r)| r.as_slice())
     }
 }
