@@ -808,7 +808,7 @@ fn bake_mmd_reimports_as_the_runtime_pose_in_metres() {
     let glb = sinew_gltf::GltfModel::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(glb.clips().len(), 1);
     let mut sampler = sinew_gltf::JointSampler::new(&glb, 0).unwrap();
-    // The MMD runtime, converted to glTF metres.
+    // The character's pose, converted to glTF metres.
     let model = sinew_character::CharacterModel::load(&miku).unwrap();
     let mmd = Arc::clone(model.mmd().unwrap().0);
     let motion = model.load_motion(&vmd_path).unwrap();

@@ -177,7 +177,7 @@ pub fn gltf_deep_chain(n: usize) -> String {
 }
 
 /// A chain of `n` bones in which every bone appends locally (from its source's world pose)
-/// from its parent: reading each source's world pose walks its ancestry, so the generic
+/// from its parent: reading each source's world pose walks its ancestry, so the staged
 /// definitions would do `n²/2` steps per frame without
 /// [`MAX_LOCAL_APPEND_WORK`](sinew_mmd::validate::MAX_LOCAL_APPEND_WORK).
 #[must_use]

@@ -1,11 +1,11 @@
 //! CCD (cyclic coordinate descent) as MMD runtimes solve their IK chains — babylon-mmd 1.3.0's
-//! `IkSolver` (itself "based on saba"), which sinew's MMD runtime matches to 1e-5 — written
+//! `IkSolver` (itself "based on saba"), which sinew's MMD characters match to 1e-5 — written
 //! once and used by every caller:
 //!
-//! - [`solve_ccd`]: one chain of [`CcdLink`]s given as model-space poses (the generic
+//! - [`solve_ccd`]: one chain of [`CcdLink`]s given as model-space poses (sinew's
 //!   `SkeletonInstance`, benches, tools), corrections out;
 //! - [`solve_lanes`] over [`PathLanes`]: chains kept as rotation + position paths, one alone or
-//!   two of one shape side by side in lanes (MMD's legs), the form the MMD runtime uses;
+//!   two of one shape side by side in lanes (MMD's legs), the form MMD characters use;
 //! - [`solve_lanes`] over a runtime's own [`CcdBones`]: chains through bones with more rules
 //!   than their own rotation (MMD's append bones);
 //! - [`CcdBatch`]: many chains of one shape (a crowd's legs, one chain toward many targets)

@@ -85,8 +85,9 @@
 //! [`solve_aim`] composes its correction in closed form — the shortest arc as two
 //! reflections, its product with the turn about the aim line written out — from dot products
 //! taken four at a time on the unnormalised target, so its one normalisation runs beside them.
-//! CCD exists once ([`ccd`]): [`solve_ccd`], the generic instance, the MMD runtime (one chain,
-//! chains through append bones, and two legs in lockstep lanes) and every bench run the same
+//! CCD exists once ([`ccd`]): [`solve_ccd`], sinew's `SkeletonInstance` (MMD characters among
+//! them: one chain, chains through append bones, two legs in lockstep lanes) and every bench
+//! run the same
 //! iterations, monomorphised over how the chain's bones are stored; its results are pinned by
 //! `tests/ccd_regression.rs` and proven against babylon-mmd through `sinew-mmd`. [`CcdBatch`]
 //! runs those iterations for many chains of one shape in SIMD lanes (structure of arrays,

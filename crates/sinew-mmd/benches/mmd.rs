@@ -1,5 +1,5 @@
 //! MMD parsing on the shared assets (skipped with a message when they are absent):
-//! miku_v2.pmd and wavefile_v2.vmd, MB/s. (A character's frame, the MMD runtime's cost:
+//! miku_v2.pmd and wavefile_v2.vmd, MB/s. (A character's frame:
 //! `sinew-character/benches/character.rs`.)
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};

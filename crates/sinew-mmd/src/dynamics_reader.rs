@@ -619,24 +619,6 @@ impl SkeletonDynamicsReader<MmdModel> for MmdSkeletonDynamicsReader {
 }
 
 impl MmdModel {
-    /// A sinew [`Model`](sinew::Model) with this model's skeleton and only its physics table
-    /// (rigid bodies and joints): what a physics step needs when the MMD runtime evaluates the
-    /// bones.
-    ///
-    /// # Errors
-    /// A [`DynamicsError`] when a body's or joint's values break the table's contract.
-    pub fn to_physics_model(
-        &self,
-        options: &MmdReaderOptions,
-    ) -> Result<(sinew::Model, ReadReport), DynamicsError> {
-        let mut model = sinew::Model::new(self.skeleton.clone());
-        let mut builder = SkeletonDynamicsBuilder::new(&self.skeleton);
-        let mut report = ReadReport::default();
-        read_physics(self, &mut builder, options, &mut report)?;
-        builder.attach(&mut model)?;
-        Ok((model, report))
-    }
-
     /// A sinew [`Model`](sinew::Model) with this model's skeleton and the dynamics the default
     /// reader produces, plus what was left out.
     ///

@@ -19,7 +19,7 @@ use crate::model::MmdError;
 use crate::pmd::Pmd;
 use crate::pmx::{Pmx, PmxDeform, PmxMorphOffsets};
 
-/// A morph as the MMD runtime sees it. Vertex, UV and material morphs live in the mesh
+/// A morph as a character drives it. Vertex, UV and material morphs live in the mesh
 /// ([`MmdModel::mesh`](crate::MmdModel::mesh)) at the same index.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MmdMorph {

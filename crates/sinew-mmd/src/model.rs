@@ -26,7 +26,7 @@
 
 use std::sync::Arc;
 
-use glam::{Affine3A, Vec3};
+use glam::Vec3;
 use sinew::{Parent, Skeleton, SkeletonBuilder, Transform};
 use thiserror::Error;
 
@@ -38,7 +38,6 @@ mod finish;
 pub(crate) mod fixed_axis;
 mod from_pmd;
 mod from_pmx;
-mod skeleton_order;
 mod staged_gaps;
 
 pub use staged_gaps::StagedGap;
@@ -322,19 +321,6 @@ impl MmdModel {
     pub fn expand_morph_weights(&self, weights: &[f32], out: &mut [f32]) {
         assert_eq!(out.len(), self.morphs.len(), "one output per morph");
         crate::mesh::expand(&self.morphs, weights, out);
-    }
-
-    /// Writes skinning matrices (bone world × inverse bind, the bind pose being the bones'
-    /// rest positions) for `world` (file order) into `out`.
-    ///
-    /// # Panics
-    /// If `world` or `out` is not one entry per bone.
-    pub fn skin_matrices(&self, world: &[Affine3A], out: &mut [Affine3A]) {
-        assert_eq!(world.len(), self.bones.len());
-        assert_eq!(out.len(), self.bones.len());
-        for ((o, w), b) in out.iter_mut().zip(world).zip(&self.bones) {
-            *o = *w * Affine3A::from_translation(-b.position);
-        }
     }
 
     /// Repairs made while loading, one line each.

@@ -173,7 +173,7 @@ fn the_instance_solves_the_read_chain() {
     inst.update_transform();
     let r = inst.ik_result("左足ＩＫ").unwrap();
     assert!(r.residual < 1e-2, "{r:?}");
-    // The MMD runtime's definitions evaluate the same file without producing non-finite
+    // The staged definitions evaluate the same file without producing non-finite
     // matrices (their CCD follows MMD's rules: sinew-character's conformance tests).
     assert!(mmd_world(&m, Vec3::new(0.0, 2.0, -1.0))
         .iter()
@@ -196,8 +196,8 @@ fn miku_reads_into_definitions() {
 }
 
 /// PMX "D-bones" (a deform chain appending the leg's rotations, as most models weight their
-/// meshes to): after leg IK they follow their twins in the generic instance, as in the MMD
-/// runtime's definitions.
+/// meshes to): after leg IK they follow their twins, under the specification's reader and
+/// the staged definitions alike.
 #[test]
 fn d_bones_follow_the_ik_leg_in_both_runtimes() {
     let mut pmx = leg_pmx();
@@ -244,7 +244,7 @@ fn d_bones_follow_the_ik_leg_in_both_runtimes() {
 
     let world = mmd_world(&m, Vec3::new(0.0, 2.0, -1.0));
     for (t, d) in pairs {
-        assert!(world[t].abs_diff_eq(world[d], 1e-4), "MMD runtime");
+        assert!(world[t].abs_diff_eq(world[d], 1e-4), "staged definitions");
     }
 }
 

@@ -274,7 +274,7 @@ fn append_cycles_are_broken() {
             .count(),
         1
     );
-    // And the generic definitions the reader builds from it are accepted.
+    // And the definitions the reader builds from it are accepted.
     model
         .to_sinew_model(sinew_mmd::MmdReaderOptions::default())
         .expect("generic definitions of a repaired model");

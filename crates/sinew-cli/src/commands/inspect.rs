@@ -227,7 +227,7 @@ fn describe_model(path: &Path, bytes: &[u8], full: bool) -> Result<String, CliEr
     let mut warnings = m.warnings().to_vec();
     match m.to_sinew_model(MmdReaderOptions::default()) {
         Ok((_, report)) => warnings.extend(report.notes),
-        Err(e) => warnings.push(format!("generic definitions rejected: {e}")),
+        Err(e) => warnings.push(format!("definitions rejected: {e}")),
     }
     let _ = writeln!(
         out,

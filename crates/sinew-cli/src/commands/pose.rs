@@ -55,14 +55,13 @@ pub struct PoseArgs {
     /// the chains named like hair, tail, skirt, cape, …).
     #[arg(long, value_delimiter = ',')]
     pub dynamic: Vec<String>,
-    /// How the generic `SkeletonInstance` evaluates an MMD model: `staged` (constraints →
+    /// How the character evaluates an MMD model: `staged` (constraints →
     /// hierarchy → IK → late constraints; the default for a model it expresses whole) or
     /// `bone-by-bone` (MMD's evaluation order carried in the definitions; the default for a
     /// model with rules the staged evaluation does not express, `MmdModel::staged_gaps`,
     /// e.g. a local append from a bone evaluated later or, with `--physics`, bones MMD
-    /// evaluates after physics that read more than their parent). `--runtime generic` and
-    /// `--runtime mmd` are the older names of the two.
-    #[arg(long, alias = "runtime")]
+    /// evaluates after physics that read more than their parent).
+    #[arg(long)]
     pub evaluation: Option<String>,
     /// The animation to sample (glTF models; default 0).
     #[arg(long)]
@@ -166,8 +165,8 @@ pub fn run(args: &PoseArgs) -> Result<(), CliError> {
     }
     let requested = match args.evaluation.as_deref() {
         None => None,
-        Some("bone-by-bone" | "mmd") => Some(true),
-        Some("staged" | "generic") => Some(false),
+        Some("bone-by-bone") => Some(true),
+        Some("staged") => Some(false),
         Some(other) => {
             return Err(bad_input(
                 &PathBuf::from("--evaluation"),

@@ -1,8 +1,7 @@
 //! CCD chains solved on their paths ([`ChainPath`]): the bones from the base link down to the
 //! effector loaded as rotation + position poses and iterated by sinew-ik's one CCD
-//! ([`solve_lanes`]), one chain alone or a lockstep pair side by side — what the MMD runtime
-//! does, so an MMD model evaluated by the generic instance takes the same path and the same
-//! time. A path that is not rigid rotation + translation (a scaled bone, or input that is not
+//! ([`solve_lanes`]), one chain alone or a lockstep pair side by side, as MMD runtimes turn
+//! their chains. A path that is not rigid rotation + translation (a scaled bone, or input that is not
 //! finite) is left to the general [`solve_ccd`](crate::ik::solve_ccd).
 
 use glam::{Quat, Vec3, Vec3A};

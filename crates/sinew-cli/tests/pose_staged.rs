@@ -1,5 +1,5 @@
-//! `sinew pose --runtime generic`: an MMD model evaluated by the generic `SkeletonInstance`
-//! over the definitions the MMD reader mounts, against babylon-mmd
+//! `sinew pose --evaluation staged`: an MMD model evaluated by a character over its staged
+//! definitions, against babylon-mmd
 //! (`shared/conformance/babylon_miku_v2_*.json`): the wavefile dance in the fk and grant modes
 //! (11 frames) and the static leg-IK pose in the ik and full modes.
 
@@ -93,7 +93,7 @@ fn pose(args: &[&str], out: &Path) -> Value {
     let status = Command::new(env!("CARGO_BIN_EXE_sinew"))
         .arg("pose")
         .args(args)
-        .args(["--runtime", "generic", "--json"])
+        .args(["--evaluation", "staged", "--json"])
         .arg(out)
         .status()
         .unwrap();
@@ -102,7 +102,7 @@ fn pose(args: &[&str], out: &Path) -> Value {
 }
 
 #[test]
-fn generic_runtime_matches_babylon_mmd() {
+fn staged_evaluation_matches_babylon_mmd() {
     let (Some(miku), Some(vmd), Some(dance), Some(legs)) = (
         asset("mmd/threejs-examples/miku/miku_v2.pmd"),
         asset("mmd/threejs-examples/vmds/wavefile_v2.vmd"),
@@ -111,7 +111,7 @@ fn generic_runtime_matches_babylon_mmd() {
     ) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("sinew-generic-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("sinew-staged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let theirs = read(&dance);
     let frames: Vec<String> = theirs["modes"]["fk"]
@@ -159,17 +159,17 @@ fn generic_runtime_matches_babylon_mmd() {
     {
         println!("legs {mode}: {f} frames, {b} bones, {dp:.2e} units, {dq:.4}°");
         assert_eq!(f, 1);
-        // Measured 5.2e-6 units and 0.0001° (one CCD, sinew-ik's, for both runtimes).
+        // Measured 5.2e-6 units and 0.0001° (one CCD, sinew-ik's, for both evaluations).
         assert!(dp <= 1.5e-5 && dq <= 0.001, "{mode}: {dp} units, {dq}°");
     }
 }
 
 /// The bone-order edge cases (a child listed before its parent, deform layers, bone flags):
-/// through the generic instance over `MmdReaderOptions::mmd_runtime` definitions (MMD's
-/// evaluation skeleton), every mode as babylon-mmd has it.
+/// through a character over the staged definitions (MMD's evaluation skeleton), every mode as
+/// babylon-mmd has it.
 #[test]
-fn generic_runtime_matches_babylon_mmd_on_bone_order_edge_cases() {
-    let dir = std::env::temp_dir().join(format!("sinew-generic-edge-{}", std::process::id()));
+fn staged_evaluation_matches_babylon_mmd_on_bone_order_edge_cases() {
+    let dir = std::env::temp_dir().join(format!("sinew-staged-edge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let modes = ["fk", "grant", "ik", "full"];
     let mut compared = 0;
