@@ -25,8 +25,9 @@ const WAVEFILE: &str = "mmd/threejs-examples/vmds/wavefile_v2.vmd";
 /// World positions per frame, per bone name.
 type Frames = HashMap<u32, HashMap<String, [f64; 3]>>;
 
+/// `physics/` of the conformance folder beside the assets (`$SINEW_ASSETS/../conformance`).
 fn conformance_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/physics")
+    sinew_testkit::assets_path().join("../conformance/physics")
 }
 
 fn load(path: &Path) -> Frames {

@@ -23,10 +23,10 @@ fn bench(c: &mut Criterion) {
                 .num_threads(threads)
                 .build()
                 .expect("pool");
-            let mut t = 0.0f32;
+            let mut clock = sinew_testkit::BenchClock::new(1.0 / 60.0, clip.duration());
             g.bench_function(format!("{n} instances, {threads} thread(s)"), |b| {
                 b.iter(|| {
-                    t += 1.0 / 60.0;
+                    let t = clock.tick();
                     pool.install(|| crowd.update(t));
                     black_box(crowd.all_world());
                 });

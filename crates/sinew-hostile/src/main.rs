@@ -301,9 +301,7 @@ fn main() -> ExitCode {
             generated,
             seed,
         } => {
-            let assets = assets.unwrap_or_else(|| {
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets")
-            });
+            let assets = assets.unwrap_or_else(sinew_testkit::assets_path);
             corpus(&out, &assets, mutants, generated, seed).map(|()| true)
         }
         Cmd::Run {

@@ -67,7 +67,12 @@ fn truncated_pmx_fixtures_fail_with_a_section() {
 
 #[test]
 fn truncated_real_files_never_panic() {
-    for path in common::mmd_files() {
+    let files = common::mmd_files();
+    if files.is_empty() {
+        return; // said "skipping" (a failure under CI)
+    }
+    let count = files.len();
+    for path in files {
         let data = std::fs::read(&path).unwrap();
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         for cut in cut_points(data.len()) {
@@ -92,6 +97,8 @@ fn truncated_real_files_never_panic() {
             }
         }
     }
+    // Every MMD file of the shared folder: 9 PMX, 1 PMD, 5 VMD.
+    assert_eq!(count, 15, "files truncated");
 }
 
 #[test]

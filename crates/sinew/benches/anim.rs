@@ -2,7 +2,9 @@
 //!
 //! Conditions match the ozz-animation 0.16 peer figures measured on this machine: every joint
 //! has translation, rotation and scale tracks, N evenly spaced keys over a 1 s looping clip,
-//! linear interpolation, playback advancing 1/60 s per iteration (cursor cache warm).
+//! linear interpolation, playback advancing 1/60 s per iteration (cursor cache warm) on a clock
+//! that wraps at the clip's end as ozz wraps its sampling ratio (`sinew_testkit::BenchClock`:
+//! an `f32` time that only grew stopped moving after ≈ 25 M iterations).
 //!
 //! | bench                                  | ozz ns/joint | target |
 //! |----------------------------------------|-------------:|-------:|
@@ -30,6 +32,7 @@ use sinew::anim::{
 use sinew::pose::{local_to_world, local_to_world_soa, SoaPose};
 use sinew::Transform;
 use sinew_humanoid::Humanoid;
+use sinew_testkit::BenchClock;
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -44,7 +47,7 @@ struct Pipeline<'h> {
     locals: Vec<Transform>,
     world: Vec<Affine3A>,
     params: BlendParams,
-    t: f32,
+    clock: BenchClock,
     /// The same frame in structure-of-arrays form (own caches and poses).
     soa: SoaFrame,
 }
@@ -93,7 +96,7 @@ impl<'h> Pipeline<'h> {
             locals: rest,
             world: vec![Affine3A::IDENTITY; h.skeleton.len()],
             params: BlendParams::default(),
-            t: 0.0,
+            clock: BenchClock::new(DT, 1.0),
             soa: SoaFrame {
                 caches: [
                     SampleCache::for_binding(&bindings[0]),
@@ -146,8 +149,7 @@ impl<'h> Pipeline<'h> {
 
     /// One frame in SoA form: advance 1/60 s, sample both clips, blend, local-to-world.
     fn frame_soa(&mut self) {
-        self.t += DT;
-        let t = black_box(self.t);
+        let t = black_box(self.clock.tick());
         self.sample_soa(0, t);
         self.sample_soa(1, t * 1.1);
         self.blend_soa();
@@ -191,8 +193,7 @@ impl<'h> Pipeline<'h> {
 
     /// One frame: advance 1/60 s, sample both clips, blend, local-to-world.
     fn frame(&mut self) {
-        self.t += DT;
-        let t = black_box(self.t);
+        let t = black_box(self.clock.tick());
         self.sample(0, t);
         self.sample(1, t * 1.1);
         self.blend();
@@ -230,10 +231,10 @@ fn sample_benches(
     let mut cache = SampleCache::for_binding(&binding);
     let mut out = h.skeleton.rest_pose().to_vec();
     let mut soa = SoaPose::from_transforms(h.skeleton.rest_pose());
-    let mut t = 0.0f32;
+    let mut clock = BenchClock::new(DT, clip.duration());
     group.bench_function(format!("sample/{name}"), |b| {
         b.iter(|| {
-            t += DT;
+            let t = clock.tick();
             sample(
                 clip,
                 &binding,
@@ -245,10 +246,10 @@ fn sample_benches(
             black_box(&out);
         });
     });
-    let mut t = 0.0f32;
+    let mut clock = BenchClock::new(DT, clip.duration());
     group.bench_function(format!("sample/{name}_soa"), |b| {
         b.iter(|| {
-            t += DT;
+            let t = clock.tick();
             sample_soa(
                 clip,
                 &binding,
@@ -410,8 +411,8 @@ fn min_report() {
     for keys in [5usize, 31] {
         let mut p = Pipeline::new(&h, keys, Shape::Shared);
         let sample_ns = min_ns_per_joint(n, || {
-            p.t += DT;
-            p.sample(0, black_box(p.t));
+            let t = p.clock.tick();
+            p.sample(0, black_box(t));
             black_box(&p.poses[0]);
         });
         let blend_ns = min_ns_per_joint(n, || {
@@ -427,8 +428,8 @@ fn min_report() {
             "  {keys:>2} keys: sample {sample_ns:.2}  blend2 {blend_ns:.2}  local_to_world {l2w_ns:.2}  pipeline {pipe_ns:.2}"
         );
         let sample_ns = min_ns_per_joint(n, || {
-            p.t += DT;
-            p.sample_soa(0, black_box(p.t));
+            let t = p.clock.tick();
+            p.sample_soa(0, black_box(t));
             black_box(&p.soa.poses[0]);
         });
         let blend_ns = min_ns_per_joint(n, || {

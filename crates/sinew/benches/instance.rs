@@ -20,7 +20,9 @@ fn bench(c: &mut Criterion) {
     let foot_l: Vec3 = w[h.bones.leg[0].end.index()].translation.into();
     let foot_r: Vec3 = w[h.bones.leg[1].end.index()].translation.into();
     let mut g = c.benchmark_group("instance");
-    let mut t = 0.0f32;
+    // Targets move on a 2π-periodic path; the clock wraps there (an f32 time that only grows
+    // stops moving).
+    let mut clock = sinew_testkit::BenchClock::new(0.016, std::f32::consts::TAU);
     let set = |inst: &mut SkeletonInstance, t: f32| {
         inst.set_ik_target(
             "arm_l",
@@ -47,7 +49,7 @@ fn bench(c: &mut Criterion) {
         "update_transform 64 joints, 4 chains (2 two-bone, 2 FABRIK), 2 inheritance",
         |b| {
             b.iter(|| {
-                t += 0.016;
+                let t = clock.tick();
                 set(&mut inst, t);
                 inst.update_transform();
                 black_box(inst.world());
@@ -59,7 +61,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(crowd.len() as u64));
     g.bench_function("1000 instances, rayon", |b| {
         b.iter(|| {
-            t += 0.016;
+            let t = clock.tick();
             crowd.par_iter_mut().enumerate().for_each(|(i, inst)| {
                 set(inst, t + i as f32);
                 inst.update_transform();

@@ -143,9 +143,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         vec![Transform::IDENTITY; n],
     );
     let params = BlendParams::default();
-    let mut t = 0.0f32;
+    // Clocks wrap at the clip's end, as a looping player (and ozz) does: an f32 time that only
+    // grows stops moving.
+    let mut clock = sinew_testkit::BenchClock::new(1.0 / 60.0, clip_a.duration());
     let ns = timer.measure(|| {
-        t += 1.0 / 60.0;
+        let t = clock.tick();
         sample(&clip_a, &bind_a, &mut cache_a, t, Untracked::Keep, &mut pa);
         sample(&clip_b, &bind_b, &mut cache_b, t, Untracked::Keep, &mut pb);
         blend(
@@ -169,7 +171,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let (mut sa, mut sb, mut so) = (rest.clone(), rest.clone(), rest.clone());
     let mut world = vec![Affine3A::IDENTITY; n];
     let ns = timer.measure(|| {
-        t += 1.0 / 60.0;
+        let t = clock.tick();
         sample_soa(&clip_a, &bind_a, &mut cache_a, t, Untracked::Keep, &mut sa);
         sample_soa(&clip_b, &bind_b, &mut cache_b, t, Untracked::Keep, &mut sb);
         blend_soa(
@@ -323,12 +325,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut frame = 0u32;
     let mut failed = None;
     let ns = timer.measure(|| {
+        // Frames counted as integers (wrapping after a minute), the time derived from them.
         let time = frame as f32 * dt;
         hp.animate(time, inst.input_mut());
         if let Err(e) = ragdoll.evaluate_physics_frame(&mut inst, time, dt) {
             failed = Some(e.to_string());
         }
-        frame += 1;
+        frame = (frame + 1) % 3600;
     });
     if let Some(e) = failed {
         return Err(CliError::Internal(format!("physics bench: {e}")));
@@ -371,9 +374,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             let _ = inst.set_ik_target(chain, p, 1.0);
         }
     };
-    let mut t = 0.0f32;
+    let mut clock = sinew_testkit::BenchClock::new(0.016, std::f32::consts::TAU);
     let ns = timer.measure(|| {
-        t += 0.016;
+        let t = clock.tick();
         set(&mut inst, t);
         inst.update_transform();
         black_box(inst.world());
@@ -389,7 +392,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut crowd: Vec<SkeletonInstance> =
         (0..1000).map(|_| SkeletonInstance::new(&model)).collect();
     let ns = timer.measure(|| {
-        t += 0.016;
+        let t = clock.tick();
         crowd.par_iter_mut().enumerate().for_each(|(i, inst)| {
             set(inst, t + i as f32);
             inst.update_transform();
