@@ -698,15 +698,15 @@ fn skeleton_builder_dynamics_callback() {
             .bone("a2", "a1", Transform::from_translation(Vec3::Y))
             .bone("a3", "a2", Transform::from_translation(Vec3::Y))
     };
-    let arm = |s: &Arc<Skeleton>, b: &mut SkeletonDynamicsBuilder, name: &str| {
-        let f = |n: &str| s.find(n).unwrap();
+    let arm = |_: &Arc<Skeleton>, b: &mut SkeletonDynamicsBuilder, name: &str| {
+        let (a1, a2, a3) = (b.bone("a1")?, b.bone("a2")?, b.bone("a3")?);
         b.ik(IkChain::new(
             name,
-            f("a3"),
-            f("a3"),
-            vec![IkLink::new(f("a1")), IkLink::new(f("a2"))],
-        )
-        .unwrap());
+            a3,
+            a3,
+            vec![IkLink::new(a1), IkLink::new(a2)],
+        )?);
+        Ok(())
     };
     let model = bones()
         .dynamics(move |s, b| arm(s, b, "first"))
@@ -745,7 +745,13 @@ fn skeleton_builder_dynamics_callback() {
     let err = bones()
         .dynamics(move |s, b| {
             let f = |n: &str| s.find(n).unwrap();
-            b.ik(IkChain::new("c", stranger, f("a3"), vec![IkLink::new(f("a2"))]).unwrap());
+            b.ik(IkChain::new(
+                "c",
+                stranger,
+                f("a3"),
+                vec![IkLink::new(f("a2"))],
+            )?);
+            Ok(())
         })
         .build_model()
         .unwrap_err();
@@ -756,6 +762,36 @@ fn skeleton_builder_dynamics_callback() {
         ),
         "{err}"
     );
+    // A wrong bone name inside the callback is the build's error, not a panic.
+    let err = bones()
+        .dynamics(|_, b| {
+            b.bone("no such bone")?;
+            Ok(())
+        })
+        .build_model()
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            BuildModelError::Dynamics(DynamicsError::UnknownBone { .. })
+        ),
+        "{err}"
+    );
+    // `build` builds no model: it refuses to drop the callback.
+    assert_eq!(
+        bones()
+            .dynamics(move |s, b| arm(s, b, "x"))
+            .build()
+            .unwrap_err(),
+        sinew::SkeletonError::DynamicsCallback
+    );
+    // `build_model` without a callback: the bare model.
+    assert!(bones()
+        .build_model()
+        .unwrap()
+        .dynamics()
+        .ik_chains()
+        .is_empty());
 }
 
 /// World-space inheritance (a PMX local append) reads the source's world pose relative to its

@@ -89,7 +89,9 @@ pub struct SkeletonBuilder {
 }
 
 /// The dynamics callback of [`SkeletonBuilder::dynamics`].
-type Configure = Arc<dyn Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) + Send + Sync>;
+type Configure = Arc<
+    dyn Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) -> Result<(), DynamicsError> + Send + Sync,
+>;
 
 impl std::fmt::Debug for SkeletonBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -128,12 +130,17 @@ impl SkeletonBuilder {
     }
 
     /// Sets the callback that configures the skeleton's dynamics. [`Self::build_model`] runs it
-    /// once the skeleton is built (the bones' ids exist then; find them through the skeleton
-    /// it is given), then validates and mounts the result on the model. A second call replaces
-    /// the callback; [`Self::clear_dynamics`] and [`Self::clear`] remove it.
+    /// once the skeleton is built (the bones' ids exist then: `builder.bone("name")?` finds
+    /// them, a wrong name an error), then validates and mounts the result on the model; an
+    /// error the callback returns is the build's. [`Self::build`], which builds no model,
+    /// refuses a builder with a callback rather than drop it. A second call replaces the
+    /// callback; [`Self::clear_dynamics`] and [`Self::clear`] remove it.
     pub fn dynamics(
         mut self,
-        configure: impl Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) + Send + Sync + 'static,
+        configure: impl Fn(&Arc<Skeleton>, &mut SkeletonDynamicsBuilder) -> Result<(), DynamicsError>
+            + Send
+            + Sync
+            + 'static,
     ) -> Self {
         self.configure = Some(Arc::new(configure));
         self
@@ -156,13 +163,13 @@ impl SkeletonBuilder {
     /// # Errors
     /// [`BuildModelError::Skeleton`] as [`Self::build`]; [`BuildModelError::Dynamics`] when the
     /// configured definitions break a rule (bones of another skeleton included).
-    pub fn build_model(self) -> Result<Model, BuildModelError> {
-        let configure = self.configure.clone();
+    pub fn build_model(mut self) -> Result<Model, BuildModelError> {
+        let configure = self.configure.take();
         let skeleton = self.build()?;
         let mut model = Model::new(Arc::clone(&skeleton));
         if let Some(configure) = configure {
             let mut b = SkeletonDynamicsBuilder::empty(&skeleton);
-            configure(&skeleton, &mut b);
+            configure(&skeleton, &mut b)?;
             b.attach(&mut model)?;
         }
         Ok(model)
@@ -213,7 +220,12 @@ impl SkeletonBuilder {
     /// [`SkeletonError`] for: no bones, too many, empty or duplicate names, unknown parents,
     /// cycles (including self-parenting), non-finite rest transforms and invalid inverse bind
     /// overrides. The first problem in source order is reported.
+    /// A builder with a dynamics callback ([`Self::dynamics`]) is refused with
+    /// [`SkeletonError::DynamicsCallback`]: only [`Self::build_model`] runs it.
     pub fn build(self) -> Result<Arc<Skeleton>, SkeletonError> {
+        if self.configure.is_some() {
+            return Err(SkeletonError::DynamicsCallback);
+        }
         let resolved = resolve(&self.bones)?;
         let mut skeleton = Skeleton::from_resolved(&self.bones, &resolved);
         for (name, m) in &self.inverse_binds {

@@ -6,6 +6,10 @@ use thiserror::Error;
 /// bones involved by name (and source index, the position in which they were given).
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum SkeletonError {
+    /// `build` was called on a builder with a dynamics callback, which only `build_model`
+    /// runs.
+    #[error("the builder has a dynamics callback; build_model builds the model it configures")]
+    DynamicsCallback,
     /// No bones were given.
     #[error("skeleton has no bones")]
     Empty,
