@@ -82,6 +82,9 @@ pub struct Ragdoll {
     options: PhysicsOptions,
     gravity: Vec3,
     unit_scale: Vec3,
+    /// Simulation units per definition unit, one number: what constants in definition units
+    /// (contact margin, push-out and damping speeds) are scaled by.
+    length_scale: f32,
     affine: bool,
     world: World,
     bodies: Vec<BodyRt>,

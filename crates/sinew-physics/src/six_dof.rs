@@ -189,10 +189,11 @@ pub(crate) struct ContactPoint {
 }
 
 /// Fraction of a contact's penetration pushed out per step, and the fastest push-out
-/// (simulation units per second), so deep overlaps at bind separate without a jolt.
+/// (definition units per second: times the length scale in the simulation), so deep overlaps
+/// at bind separate without a jolt.
 const CONTACT_ERP: f32 = 0.2;
 const MAX_PUSH_OUT: f32 = 2.0;
-/// Approach speeds (units per second) below which a contact does not bounce.
+/// Approach speeds (definition units per second) below which a contact does not bounce.
 const BOUNCE_THRESHOLD: f32 = 1.0;
 
 /// Bullet's `getMotorFactor`: how much of a motor's velocity is allowed near a limit.
@@ -268,19 +269,44 @@ pub(crate) struct JointSolver {
     /// Tests: keep the authored order.
     #[cfg(test)]
     unscheduled: bool,
+    /// Simulation units per definition unit (the table's unit scale): what speeds given in
+    /// definition units are multiplied by. 0 reads as 1.
+    length_scale: f32,
 }
 
 impl JointSolver {
+    /// A solver whose definition-unit speeds are scaled by `length_scale` (simulation units per
+    /// definition unit).
+    pub(crate) fn with_length_scale(length_scale: f32) -> Self {
+        Self {
+            length_scale,
+            ..Self::default()
+        }
+    }
+
+    fn scale(&self) -> f32 {
+        if self.length_scale > 0.0 {
+            self.length_scale
+        } else {
+            1.0
+        }
+    }
+
     /// The row of one joint axis (Bullet's `get_limit_motor_info2`) whose Jacobian `row`
     /// measures the rate of the axis' `value`: outside `[lo, hi]` a limit row correcting
     /// [`STOP_ERP`] of the error per step (one-sided, both sides when `lo == hi`); inside, with
-    /// a spring `stiffness`, a motor row toward 0 with its impulse capped at `|k·δ| / fps`.
+    /// a spring `stiffness`, a motor row toward 0 with its impulse capped at `|k·δ| / fps`
+    /// times `cap_scale`. Bullet's spring targets a velocity of `k·δ` times a constant, whatever
+    /// the axis, so in another length unit a rotation spring keeps its target (an angle rate)
+    /// while its torque impulse carries length squared: `cap_scale` is 1 for translation axes
+    /// and the length scale squared for rotation axes.
     fn axis_rows(
         &mut self,
         value: f32,
         (lo, hi): (f32, f32),
         stiffness: f32,
         fps: f32,
+        cap_scale: f32,
         row: impl Fn(f32, (f32, f32)) -> Row,
     ) {
         let k = fps * STOP_ERP;
@@ -299,7 +325,7 @@ impl JointSolver {
                 let force = -value * stiffness;
                 let target = fps * SPRING_DAMPING / ITERATIONS as f32 * force;
                 let f = motor_factor(value, lo, hi, target, k);
-                let cap = force.abs() / fps;
+                let cap = force.abs() / fps * cap_scale;
                 self.rows.push(row(f * target, (-cap, cap)));
             }
             Limit::Inside => {}
@@ -373,6 +399,7 @@ impl JointSolver {
     ) {
         self.rows.clear();
         let fps = 1.0 / h;
+        let ls = self.scale();
         for j in joints {
             let (sa, sb) = (&bodies[j.a], &bodies[j.b]);
             let (fa, fb) = j.frames(&sa.pose, &sb.pose);
@@ -385,7 +412,7 @@ impl JointSolver {
                 let value = n.dot(diff);
                 let jac = Row::point(ra, rb, n);
                 let row = |rhs, bounds| Row::new(j.a, j.b, jac, rhs, bounds);
-                self.axis_rows(value, (j.lin_lo[i], j.lin_hi[i]), j.lin_k[i], fps, row);
+                self.axis_rows(value, (j.lin_lo[i], j.lin_hi[i]), j.lin_k[i], fps, 1.0, row);
             }
             // Angular rows: Bullet's angles and their rate axes, measuring
             // `axis·(ω_A − ω_B)` = d(angle)/dt.
@@ -403,7 +430,15 @@ impl JointSolver {
                     continue;
                 }
                 let row = |rhs, bounds| Row::new(j.a, j.b, [Vec3::ZERO, axis, -axis], rhs, bounds);
-                self.axis_rows(e[i], (j.ang_lo[i], j.ang_hi[i]), j.ang_k[i], fps, row);
+                let cap_scale = ls * ls;
+                self.axis_rows(
+                    e[i],
+                    (j.ang_lo[i], j.ang_hi[i]),
+                    j.ang_k[i],
+                    fps,
+                    cap_scale,
+                    row,
+                );
             }
         }
         // Contacts after the joints (Bullet's order): a normal row (pushes only) and two
@@ -424,8 +459,8 @@ impl JointSolver {
                 // Not touching yet: allow closing the gap this step, no more.
                 -c.dist * fps
             } else {
-                let push = (-c.dist * CONTACT_ERP * fps).min(MAX_PUSH_OUT);
-                let bounce = if approach < -BOUNCE_THRESHOLD {
+                let push = (-c.dist * CONTACT_ERP * fps).min(MAX_PUSH_OUT * ls);
+                let bounce = if approach < -BOUNCE_THRESHOLD * ls {
                     -c.restitution * approach
                 } else {
                     0.0

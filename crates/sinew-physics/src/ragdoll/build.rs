@@ -143,6 +143,9 @@ impl Ragdoll {
             return Err(PhysicsError::NoBodies);
         }
         let s = physics.unit_scale();
+        // One length for the constants Bullet gives in definition units (a uniform scale's
+        // factor; the geometric mean of a non-uniform one).
+        let length_scale = (s.x * s.y * s.z).abs().cbrt();
         let step = 1.0 / options.step_hz;
         let mut world = World::new(step);
         let rest_world = skeleton.rest_world();
@@ -385,7 +388,8 @@ impl Ragdoll {
             six,
             joint_defs,
             contacts: Vec::new(),
-            solver: JointSolver::default(),
+            solver: JointSolver::with_length_scale(length_scale),
+            length_scale,
             states: Vec::new(),
             projection,
             roles,

@@ -10,7 +10,7 @@ use crate::six_dof::{BodyState, ContactPoint, SixDof};
 use crate::world::{from_r, mmd_collides, to_r, Rigid};
 
 /// How close two bodies come before they get a contact (Bullet's default collision margin,
-/// simulation units).
+/// definition units: times the length scale in the simulation).
 const CONTACT_MARGIN: f32 = 0.04;
 
 /// Bullet's "additional damping" (on for MMD bodies in MMD, babylon-mmd and saba): a body whose
@@ -22,27 +22,29 @@ const ADDITIONAL_DAMPING_FACTOR: f32 = 0.005;
 const ADDITIONAL_DAMPING_STEP: f32 = 0.005;
 
 /// Bullet's damping of one step, applied to velocities that already include this step's
-/// gravity (`btRigidBody::applyDamping`): `v·(1 − d)^dt`, then the additional damping.
-fn bullet_damp(v: Vec3, w: Vec3, (dl, da): (f32, f32), dt: f32) -> (Vec3, Vec3) {
+/// gravity (`btRigidBody::applyDamping`): `v·(1 − d)^dt`, then the additional damping. Its
+/// speed thresholds are Bullet's in definition units (MMD's), so linear ones scale with the
+/// simulation's length scale `ls` (angular speeds do not depend on units).
+fn bullet_damp(v: Vec3, w: Vec3, (dl, da): (f32, f32), dt: f32, ls: f32) -> (Vec3, Vec3) {
     let mut v = v * (1.0 - dl).powf(dt);
     let mut w = w * (1.0 - da).powf(dt);
-    if v.length_squared() < ADDITIONAL_DAMPING_THRESHOLD_SQ
+    if v.length_squared() < ADDITIONAL_DAMPING_THRESHOLD_SQ * ls * ls
         && w.length_squared() < ADDITIONAL_DAMPING_THRESHOLD_SQ
     {
         v *= ADDITIONAL_DAMPING_FACTOR;
         w *= ADDITIONAL_DAMPING_FACTOR;
     }
-    let slow = |x: Vec3, d: f32| {
+    let slow = |x: Vec3, d: f32, ls: f32| {
         let speed = x.length();
-        if speed >= d {
+        if speed >= d * ls {
             x
-        } else if speed > ADDITIONAL_DAMPING_STEP {
-            x - x / speed * ADDITIONAL_DAMPING_STEP
+        } else if speed > ADDITIONAL_DAMPING_STEP * ls {
+            x - x / speed * (ADDITIONAL_DAMPING_STEP * ls)
         } else {
             Vec3::ZERO
         }
     };
-    (slow(v, dl), slow(w, da))
+    (slow(v, dl, ls), slow(w, da, 1.0))
 }
 
 impl Ragdoll {
@@ -75,11 +77,12 @@ impl Ragdoll {
                 if !pj.is_finite() {
                     continue;
                 }
-                let reach = bi.reach + bj.reach + CONTACT_MARGIN;
+                let margin = CONTACT_MARGIN * self.length_scale;
+                let reach = bi.reach + bj.reach + margin;
                 if pi.t.distance_squared(pj.t) > reach * reach {
                     continue;
                 }
-                let Some(c) = bi.shape.touch(&pi, &bj.shape, &pj, CONTACT_MARGIN) else {
+                let Some(c) = bi.shape.touch(&pi, &bj.shape, &pj, margin) else {
                     continue;
                 };
                 if !(c.normal.is_finite() && c.dist.is_finite()) {
@@ -130,7 +133,7 @@ impl Ragdoll {
                 let mut v = from_r(rb.linvel()) + self.gravity * h;
                 let mut w = from_r(rb.angvel());
                 if self.options.bullet_damping {
-                    (v, w) = bullet_damp(v, w, b.damping, h);
+                    (v, w) = bullet_damp(v, w, b.damping, h, self.length_scale);
                 }
                 let rot = Mat3::from_quat(pose.r);
                 BodyState {
