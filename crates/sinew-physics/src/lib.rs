@@ -90,7 +90,7 @@ mod world;
 pub use error::PhysicsError;
 pub use module::PhysicsModule;
 pub use options::{JointProjection, PhysicsOptions, Profile, ProfileBody, Writeback};
-pub use ragdoll::{enable_physics, PhysicsFrame, Ragdoll, DEFAULT_GRAVITY};
+pub use ragdoll::{enable_physics, BodyId, JointId, PhysicsFrame, Ragdoll, DEFAULT_GRAVITY};
 pub use report::{BadBody, BadBodyKind, FrameReport, ResetReason};
 
 /// Most rigid bodies one ragdoll simulates (real MMD models have tens to a few hundred): with

@@ -10,6 +10,7 @@
 //!   joint and contact solve, joint projection;
 //! * `guards` — non-finite or exploded bodies reset and reported, the report's measurements;
 //! * `writeback` — simulated bodies → output locals, parent before child.
+//! * `handles` — bodies and joints as typed ids: their sources, world poses read and set.
 
 use std::sync::Arc;
 
@@ -23,9 +24,12 @@ use crate::six_dof::{BodyState, ContactPoint, JointSolver, SixDof};
 use crate::world::{to_r, Rigid, World};
 use crate::{FrameReport, PhysicsError, PhysicsOptions, ResetReason, Writeback};
 
+pub use handles::{BodyId, JointId};
+
 mod build;
 mod drive;
 mod guards;
+mod handles;
 mod step;
 mod writeback;
 
@@ -82,6 +86,9 @@ pub struct Ragdoll {
     options: PhysicsOptions,
     gravity: Vec3,
     unit_scale: Vec3,
+    /// The table's bodies and the joints (table's, then the profile's) the handles' sources
+    /// are.
+    definitions: (Vec<sinew::dynamics::RigidBody>, Vec<sinew::dynamics::Joint>),
     /// Simulation units per definition unit, one number: what constants in definition units
     /// (contact margin, push-out and damping speeds) are scaled by.
     length_scale: f32,

@@ -895,3 +895,48 @@ fn physics_overrides_fixed_axes_and_mass_zero_bodies_follow_their_bones() {
     assert!(q.angle_between(Quat::IDENTITY) < 1e-6, "{q}");
     assert!((p - Vec3::new(0.0, 0.6, 0.0)).length() < 1e-5, "{p}");
 }
+
+/// Bodies and joints as typed handles: each body's and joint's source is its definition, bodies
+/// read and are placed in world coordinates (the floating-origin anchor added back), and a
+/// body placed goes on from where it was put.
+#[test]
+fn bodies_and_joints_as_handles() {
+    let (_, m) = pendulum();
+    let table = m.dynamics().physics();
+    let mut inst = SkeletonInstance::new(&m);
+    inst.state_mut().set_origin(DVec3::new(1000.0, 0.0, -500.0));
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    let bodies: Vec<_> = r.body_ids().collect();
+    assert_eq!(bodies.len(), 2);
+    for (i, &id) in bodies.iter().enumerate() {
+        assert_eq!(r.body_of(i), Some(id));
+        assert_eq!(r.body_definition(id), Some(i));
+        assert_eq!(r.body_source(id), Some(&table.bodies()[i]));
+    }
+    let joints: Vec<_> = r.joint_ids().collect();
+    assert_eq!(joints.len(), 1);
+    assert_eq!(r.joint_source(joints[0]), Some(&table.joints()[0]));
+    assert_eq!(r.joint_bodies(joints[0]), Some((bodies[0], bodies[1])));
+    assert_eq!(r.body_of(7), None);
+    r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap();
+    // World = the anchor + the simulation-local position.
+    let (w, _) = r.body_world(bodies[1]).unwrap();
+    let (local, _) = r.body_pose(1).unwrap();
+    assert!((w - (DVec3::new(1000.0, 0.0, -500.0) + local.as_dvec3())).length() < 1e-4);
+    // Placed 0.1 above where it is, turned: read back, then it falls on from there.
+    let (before, _) = r.body_world(bodies[1]).unwrap();
+    let target = before + DVec3::new(0.0, 0.1, 0.0);
+    let turn = Quat::from_rotation_z(0.3);
+    assert!(r.set_body_world(bodies[1], target, turn));
+    let (p, q) = r.body_world(bodies[1]).unwrap();
+    assert!((p - target).length() < 1e-4 && q.angle_between(turn) < 1e-4);
+    inst.update_transform();
+    r.evaluate_physics_frame(&mut inst, DT, DT).unwrap();
+    let (after, _) = r.body_world(bodies[1]).unwrap();
+    assert!(
+        after.y < target.y && after.y > before.y - 0.05,
+        "{before} → {target} → {after}"
+    );
+    assert!(!r.set_body_world(bodies[1], DVec3::NAN, Quat::IDENTITY));
+    assert!(!r.set_body_world(bodies[1], target, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)));
+}

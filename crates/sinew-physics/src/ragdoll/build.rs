@@ -376,6 +376,13 @@ impl Ragdoll {
                 when: "at bind",
             });
         }
+        let definitions = (
+            physics.bodies().to_vec(),
+            (physics.joints().iter())
+                .chain(options.profile.iter().flat_map(|p| &p.joints))
+                .cloned()
+                .collect(),
+        );
         Ok(Self {
             skeleton: Arc::clone(skeleton),
             options,
@@ -389,6 +396,7 @@ impl Ragdoll {
             joint_defs,
             contacts: Vec::new(),
             solver: JointSolver::with_length_scale(length_scale),
+            definitions,
             length_scale,
             states: Vec::new(),
             projection,

@@ -22,7 +22,12 @@ impl Ragdoll {
     /// `parent_w`: the body's rigid delta on the animated world (dynamic-rotation bodies: the
     /// rotation only, the bone's origin at `origin`). `None` when the body has no valid
     /// animated pose this frame.
-    fn body_world(&self, rt: usize, i: usize, origin: glam::Vec3A) -> Option<(Affine3A, usize)> {
+    fn bone_world_from_body(
+        &self,
+        rt: usize,
+        i: usize,
+        origin: glam::Vec3A,
+    ) -> Option<(Affine3A, usize)> {
         let b = &self.bodies[rt];
         if !b.anim_ok {
             return None;
@@ -65,7 +70,7 @@ impl Ragdoll {
                 Role::Body(rt) => {
                     let anim_origin = self.anim_world[i].translation;
                     let origin = carry.map_or(anim_origin, |c| c.transform_point3a(anim_origin));
-                    self.body_world(rt, i, origin)
+                    self.bone_world_from_body(rt, i, origin)
                 }
                 Role::Follower(a) => {
                     let delta = world[a.index()] * (*root * rest_world[a.index()]).inverse();
@@ -108,7 +113,7 @@ impl Ragdoll {
                 Role::Body(rt) => {
                     let origin = parent_w.transform_point3a(locals[i].translation.into());
                     let rotation_only = self.bodies[rt].mode == BodyMode::DynamicRotation;
-                    self.body_world(rt, i, origin)
+                    self.bone_world_from_body(rt, i, origin)
                         .map(|(d, def)| (d, rotation_only, def))
                 }
                 Role::Follower(a) => {
