@@ -84,7 +84,37 @@ fn mmd_frames(c: &mut Criterion) {
     let mesh = &model.meshes()[0];
     let mut matrices = vec![glam::Affine3A::IDENTITY; mesh.joints.len()];
     let mut deformed = sinew_skin::Deformed::new(&mesh.mesh);
+    let spans = mesh.mesh.skin.span_sizes();
+    assert_eq!(
+        (spans[0], spans[1], spans[2..].iter().sum::<usize>()),
+        (8_301, 4_053, 0),
+        "miku_v2's mesh: one-joint and two-joint vertices only"
+    );
     let mut g = c.benchmark_group("skin");
+    let mut scratch = sinew_skin::SkinScratch::new(&mesh.mesh.skin);
+    let n = mesh.mesh.positions.len();
+    let (mut positions, mut normals) = (vec![glam::Vec3::ZERO; n], vec![glam::Vec3::ZERO; n]);
+    mesh.skin_matrices(character.world(), &mut matrices);
+    g.bench_function(
+        "miku_v2 real mesh (8,301 one-joint + 4,053 two-joint vertices), positions + normals",
+        |b| {
+            b.iter(|| {
+                mesh.mesh
+                    .skin
+                    .deform(
+                        &mut scratch,
+                        sinew_skin::SkinMode::Linear,
+                        black_box(&matrices),
+                        &mesh.mesh.positions,
+                        &mesh.mesh.normals,
+                        &mut positions,
+                        &mut normals,
+                    )
+                    .unwrap();
+                black_box(&positions);
+            });
+        },
+    );
     g.bench_function(
         "miku_v2 morphs (wavefile frame 1200) + skinning, Character's mesh",
         |b| {

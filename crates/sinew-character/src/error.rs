@@ -121,15 +121,17 @@ impl CharacterError {
         !matches!(self, Self::Skin(_))
     }
 
+    /// An invalid value; numbers print as written (Rust's `Debug`: `1e38`, where `Display`
+    /// would spell out 39 digits).
     pub(crate) fn invalid(
         what: &'static str,
         expected: &'static str,
-        value: impl ToString,
+        value: impl std::fmt::Debug,
     ) -> Self {
         Self::Invalid {
             what,
             expected,
-            value: value.to_string(),
+            value: format!("{value:?}"),
         }
     }
 }

@@ -370,15 +370,15 @@ impl CharacterModel {
     ) -> Result<Self, CharacterError> {
         let n = mesh.skin.joint_count();
         if joints.len() != n || inverse_bind.len() != n {
-            return Err(CharacterError::invalid(
-                "the mesh's joint list",
-                "one bone and one inverse bind per skin joint",
-                format!(
+            return Err(CharacterError::Invalid {
+                what: "the mesh's joint list",
+                expected: "one bone and one inverse bind per skin joint",
+                value: format!(
                     "{} bones, {} inverse binds for {n} joints",
                     joints.len(),
                     inverse_bind.len()
                 ),
-            ));
+            });
         }
         if let Some(j) = joints
             .iter()

@@ -107,7 +107,7 @@ impl Animator {
         if !(spec.fps.is_finite() && spec.fps > 0.0 && spec.fps <= 240.0) {
             return Err(input(
                 "--fps",
-                format!("must be within 1..=240, got {}", spec.fps),
+                format!("must be within 1..=240, got {:?}", spec.fps),
             ));
         }
         let mut model = load_model(&spec.model)?;

@@ -98,7 +98,11 @@ pub(crate) fn check_positions(bones: &[MmdBone]) -> Result<(), MmdError> {
         if !(b.position.is_finite() && b.position.abs().max_element() <= MAX_COORDINATE) {
             return Err(MmdError::OutOfRange {
                 what: format!("bone {i} \"{}\" position", b.name),
-                value: format!("{}", b.position),
+                // Debug prints 1e30 as written, where Display spells out 31 digits.
+                value: format!(
+                    "[{:?}, {:?}, {:?}]",
+                    b.position.x, b.position.y, b.position.z
+                ),
                 limit: format!("finite, within ±{MAX_COORDINATE:e}"),
             });
         }

@@ -56,14 +56,14 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
     if !(args.fps.is_finite() && (1.0..=120.0).contains(&args.fps)) {
         return Err(bad_input(
             Path::new("--fps"),
-            format!("must be within 1..=120, got {}", args.fps),
+            format!("must be within 1..=120, got {:?}", args.fps),
         ));
     }
     if let Some(s) = args.seconds {
         if !(s.is_finite() && s > 0.0 && s <= 600.0) {
             return Err(bad_input(
                 Path::new("--seconds"),
-                format!("must be within 0..=600 (exclusive of 0), got {s}"),
+                format!("must be within 0..=600 (exclusive of 0), got {s:?}"),
             ));
         }
     }

@@ -135,12 +135,12 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     check(
         (1..=60).contains(&args.fps),
         "--fps",
-        format!("must be 1..=60, got {}", args.fps),
+        format!("must be 1..=60, got {:?}", args.fps),
     )?;
     check(
         args.seconds.is_finite() && (0.1..=20.0).contains(&args.seconds),
         "--seconds",
-        format!("must be within 0.1..=20, got {}", args.seconds),
+        format!("must be within 0.1..=20, got {:?}", args.seconds),
     )?;
 
     // Both outputs opened before the work (a bad path fails at once; a failed run leaves none).

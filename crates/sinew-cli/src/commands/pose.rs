@@ -408,7 +408,7 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
         return Err(bad_input(
             &PathBuf::from("--times"),
-            format!("times must be finite and non-negative, got {t}"),
+            format!("times must be finite and non-negative, got {t:?}"),
         ));
     }
     if args.physics && args.times.windows(2).any(|w| w[1] < w[0]) {

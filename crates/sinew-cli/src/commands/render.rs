@@ -251,7 +251,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     if !(args.fps.is_finite() && (1.0..=120.0).contains(&args.fps)) {
         return Err(bad_input(
             Path::new("--fps"),
-            format!("must be within 1..=120, got {}", args.fps),
+            format!("must be within 1..=120, got {:?}", args.fps),
         ));
     }
     let views = args

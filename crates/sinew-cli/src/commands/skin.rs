@@ -200,7 +200,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
     if let Some(t) = args.times.iter().find(|t| !t.is_finite() || **t < 0.0) {
         return Err(bad_input(
             std::path::Path::new("--times"),
-            format!("times must be finite and >= 0, got {t}"),
+            format!("times must be finite and >= 0, got {t:?}"),
         ));
     }
     if args.physics && args.times.windows(2).any(|w| w[1] < w[0]) {
