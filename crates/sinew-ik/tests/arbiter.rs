@@ -190,6 +190,130 @@ fn priority_fade_is_continuous() {
     }
 }
 
+/// constraint-arbiter.md: "Goals are grouped by the chain they move." Two chains and their
+/// goals, interleaved, in one solve give each chain what it gets solved alone with its own
+/// goals — chain 0's higher priority does not crowd out chain 1's goals, chain 1's goals are not
+/// averaged into chain 0's target — and the corrections land in each chain's slice. Without the
+/// grouping (every goal counted on every chain, or priorities compared across chains) chain 0
+/// is pulled toward chain 1's targets, or chain 1 does not move.
+#[test]
+fn goals_of_several_chains_are_grouped_by_chain() {
+    let a = chain(3, 0.3);
+    let b: Vec<ChainJoint> = (0..=2)
+        .map(|i| ChainJoint::at(Vec3::new(0.4 * i as f32, 1.0, 0.0)))
+        .collect();
+    let (links_a, links_b) = ([FabrikLink::FREE; 3], [FabrikLink::FREE; 2]);
+    let c1 = ChainId(1);
+    let ta = Vec3::new(0.5, 0.3, 0.0);
+    let (tb, tb2) = (Vec3::new(0.5, 1.4, 0.1), Vec3::new(0.4, 1.5, -0.1));
+    let goals = [
+        Goal::absolute(c1, pos(tb)),
+        Goal::absolute(C0, pos(ta)).with_priority(1.0),
+        Goal::absolute(c1, pos(tb2)).with_weight(0.5),
+    ];
+    let strict = StrictPriorityArbiter::default();
+    for arbiter in [DefaultArbiter::shared() as &dyn Arbiter, &strict] {
+        let chains = [
+            ArbiterChain {
+                joints_model: &a,
+                links: &links_a,
+            },
+            ArbiterChain {
+                joints_model: &b,
+                links: &links_b,
+            },
+        ];
+        let mut corrections = vec![Quat::IDENTITY; corrections_len(&chains)];
+        let mut residuals = vec![f32::NAN; goals.len()];
+        arbiter
+            .solve(
+                &chains,
+                &goals,
+                &mut ArbiterScratch::new(),
+                &mut corrections,
+                &mut residuals,
+            )
+            .unwrap();
+        // Each chain alone, with its own goals (re-addressed to chain 0).
+        let (end_a, r_a, c_a) = solve(arbiter, &a, &links_a, &[goals[1]]);
+        let alone_b = alone_b_goals(&goals);
+        let (end_b, r_b, c_b) = solve(arbiter, &b, &links_b, &alone_b);
+        for (got, want) in corrections.iter().zip(c_a.iter().chain(&c_b)) {
+            assert!(got.abs_diff_eq(*want, 1e-6), "{got} vs {want}");
+        }
+        for (got, want) in residuals.iter().zip([r_b[0], r_a[0], r_b[1]]) {
+            assert!((got - want).abs() < 1e-6, "{residuals:?}");
+        }
+        assert!(end_a.position.distance(ta) < 1e-3, "{}", end_a.position);
+        let mut out_b = b.clone();
+        apply_corrections(&b, &corrections[3..], &mut out_b).unwrap();
+        assert!(out_b[2].position.distance(end_b.position) < 1e-5);
+        assert!(
+            out_b[2].position.distance(b[2].position) > 0.3,
+            "chain 1 moved: {}",
+            out_b[2].position
+        );
+    }
+    // The weighted arbiter: chain 1's two goals average by weight between themselves only.
+    let (e, _, _) = solve(
+        DefaultArbiter::shared(),
+        &b,
+        &links_b,
+        &alone_b_goals(&goals),
+    );
+    assert!(
+        e.position.distance((tb + tb2 * 0.5) / 1.5) < 1e-3,
+        "{}",
+        e.position
+    );
+}
+
+/// Chain 1's goals of `goals_of_several_chains_are_grouped_by_chain`, on chain 0.
+fn alone_b_goals(goals: &[Goal; 3]) -> [Goal; 2] {
+    [
+        Goal {
+            chain: C0,
+            ..goals[0]
+        },
+        Goal {
+            chain: C0,
+            ..goals[2]
+        },
+    ]
+}
+
+/// constraint-arbiter.md, "How priority works": "a half-weight one leaves half the chain to
+/// everybody else". A half-weight goal a full priority band above a full-weight one takes its
+/// half, and the lower goal gets the half it leaves (share `1 × (1 − ½)`): both pull equally, and
+/// the pair moves the effector `1 − (1 − ½)(1 − ½) = ¾` of the way to their mean. A priority
+/// that ignored the higher goal's weight (a hard ordering) would leave the lower goal nothing:
+/// the effector would only go half way to the higher goal.
+#[test]
+fn a_half_weight_high_priority_goal_leaves_half_to_lower_ones() {
+    let j = chain(3, 0.3);
+    let links = [FabrikLink::FREE; 3];
+    let start = j[3].position;
+    let high = Vec3::new(0.5, 0.3, 0.0);
+    let low = Vec3::new(0.5, -0.3, 0.1);
+    let goals = [
+        Goal::absolute(C0, pos(high))
+            .with_weight(0.5)
+            .with_priority(2.0),
+        Goal::absolute(C0, pos(low)),
+    ];
+    let (e, _, _) = solve(DefaultArbiter::shared(), &j, &links, &goals);
+    let want = start + (high - start) * 0.375 + (low - start) * 0.375;
+    assert!(e.position.distance(want) < 1e-3, "{} vs {want}", e.position);
+    // At full weight the higher goal wins outright.
+    let (e, _, _) = solve(
+        DefaultArbiter::shared(),
+        &j,
+        &links,
+        &[goals[0].with_weight(1.0), goals[1]],
+    );
+    assert!(e.position.distance(high) < 1e-3, "{}", e.position);
+}
+
 #[test]
 fn residuals_are_reported_per_goal_and_kind() {
     let j = chain(3, 0.3);

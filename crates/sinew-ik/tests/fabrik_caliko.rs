@@ -328,6 +328,73 @@ fn euler_box_bounds_the_local_correction() {
     }
 }
 
+/// skeleton-dynamics-api.md, "IkLink, RotationLimit, and IkJoint": "When both are given, both
+/// restrictions participate". Each link carries a hinge (or a rotor) *and* an Euler box, and the
+/// target asks for more than either allows: every correction must stay in the box and every
+/// segment must keep to its hinge plane and range (or its rotor's cone). Dropping the box when a
+/// joint is present lets the corrections leave the box; dropping the joint when a box is present
+/// lets the segments leave the hinge plane (or the cone).
+#[test]
+fn joint_and_euler_box_on_one_link_both_hold() {
+    let joints = straight_chain(3, 1.0);
+    let params = FabrikParams::new(64, 1e-4, PI).unwrap();
+
+    // Hinges about Z (±90°) with a box of ±0.5 rad per axis; the target is out of the hinge
+    // plane and asks for more bend than the box allows (≈ 1.3 rad per link in the plane).
+    let hinge = Hinge::new(Vec3::Z, Vec3::X, -FRAC_PI_2, FRAC_PI_2).unwrap();
+    let limit = RotationLimit::new(Vec3::splat(-0.5), Vec3::splat(0.5)).unwrap();
+    let links = [FabrikLink {
+        limit: Some(limit),
+        joint: Some(IkJoint::Hinge(hinge)),
+    }; 3];
+    let (r, c) = solve(&joints, &links, Vec3::new(0.5, 2.0, 0.8), &params);
+    assert!(r.residual.is_finite() && !r.satisfied, "{r:?}");
+    let out = fk(&joints, &c);
+    let mut prev = Vec3::X;
+    for (i, (q, d)) in c.iter().zip(dirs(&out)).enumerate() {
+        assert!(
+            limit.contains(*q, 1e-4),
+            "hinge link {i} correction leaves its box: {:?}",
+            q.to_euler(EulerRot::XYZ)
+        );
+        assert!(d.z.abs() < 1e-4, "segment {i} left the hinge plane: {d}");
+        let angle = prev.cross(d).z.atan2(prev.dot(d));
+        assert!(
+            angle.abs() <= FRAC_PI_2 + 1e-3,
+            "segment {i} hinge angle {angle}"
+        );
+        prev = d;
+    }
+
+    // Rotors of 0.4 rad with a box that is wider about Y (1.2 rad) but narrower about Z
+    // (0.25 rad): the box alone would let a segment swing 1.2 rad about Y, the rotor alone
+    // 0.4 rad about Z.
+    let rotor = Rotor::new(0.4).unwrap();
+    let limit =
+        RotationLimit::new(Vec3::new(-1.0, -1.2, -0.25), Vec3::new(1.0, 1.2, 0.25)).unwrap();
+    let links = [FabrikLink {
+        limit: Some(limit),
+        joint: Some(IkJoint::Rotor(rotor)),
+    }; 3];
+    let (r, c) = solve(&joints, &links, Vec3::new(0.6, 1.6, -1.6), &params);
+    assert!(r.residual.is_finite() && !r.satisfied, "{r:?}");
+    let d = dirs(&fk(&joints, &c));
+    let mut prev = Vec3::X;
+    for (i, (q, di)) in c.iter().zip(d).enumerate() {
+        assert!(
+            limit.contains(*q, 1e-4),
+            "rotor link {i} correction leaves its box: {:?}",
+            q.to_euler(EulerRot::XYZ)
+        );
+        assert!(
+            prev.angle_between(di) <= 0.4 + 1e-3,
+            "segment {i} leaves its rotor: {}",
+            prev.angle_between(di)
+        );
+        prev = di;
+    }
+}
+
 #[test]
 fn invalid_input_is_a_typed_error() {
     let joints = straight_chain(3, 1.0);

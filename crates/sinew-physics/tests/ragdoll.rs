@@ -767,6 +767,144 @@ fn tick_module_in_physics_slot() {
     assert_eq!(tl.tick(&mut wrong, 0.0, DT).errors.len(), 1);
 }
 
+/// skeleton-dynamics-api.md, "Per-Tick Targets": "transient targets are consumed by both IK and
+/// physics within the same cycle", and `clearFrameIkTargets` runs "at the start of a cycle".
+/// A frame target published before IK is still the chain's target when the physics slot runs:
+/// a late apply there marks the instance dirty, so the ragdoll evaluates it again before it
+/// drives its bodies, and the kinematic body on the hand still lands on the frame target. The
+/// next cycle starts without it (the persistent target again). Clearing the frame targets once
+/// IK has run would send the hand and its body to the persistent target in the first cycle;
+/// not clearing them at the start of a cycle would keep the hand on the frame target in the
+/// second.
+#[test]
+fn frame_targets_reach_ik_and_physics_in_the_same_tick() {
+    use sinew::dynamics::{IkChain, IkLink};
+    use sinew::instance::{ExternalTarget, IkTargetModule, ModuleError, TickContext, TickModule};
+    use std::sync::Mutex;
+
+    let mut s = SkeletonBuilder::new();
+    s.push("root", Parent::Root, Transform::IDENTITY);
+    s.push("upper", "root", Transform::from_translation(Vec3::Y));
+    s.push("lower", "upper", Transform::from_translation(Vec3::X * 0.5));
+    s.push("hand", "lower", Transform::from_translation(Vec3::X * 0.5));
+    s.push(
+        "goal",
+        "root",
+        Transform::from_translation(Vec3::new(1.0, 1.0, 0.0)),
+    );
+    let skel = s.build().unwrap();
+    let f = |n: &str| skel.find(n).unwrap();
+    let hand = f("hand");
+    let mut m = Model::new(skel.clone());
+    let physics = Physics::new(
+        vec![RigidBody::new(body(
+            Some(3),
+            Shape::Sphere,
+            Vec3::splat(0.05),
+            Vec3::new(1.0, 1.0, 0.0),
+            BodyMode::Kinematic,
+        ))
+        .unwrap()],
+        vec![],
+        Vec3::ONE,
+        false,
+        true,
+        1.0,
+        vec![],
+    )
+    .unwrap();
+    let chain = IkChain::new(
+        "arm",
+        f("goal"),
+        hand,
+        vec![IkLink::new(f("upper")), IkLink::new(f("lower"))],
+    )
+    .unwrap();
+    SkeletonDynamicsBuilder::new(&skel)
+        .physics(physics)
+        .ik(chain)
+        .attach(&mut m)
+        .unwrap();
+    let mut inst = SkeletonInstance::new(&m);
+    let persistent = Vec3::new(0.3, 1.6, 0.2);
+    let frame = Vec3::new(0.6, 0.4, 0.3);
+    inst.set_ik_target("arm", persistent, 1.0).unwrap();
+
+    /// Writes the input in the physics slot (a late apply): the instance is dirty again.
+    struct LateApply;
+    impl TickModule for LateApply {
+        fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
+            ctx.instance.input_mut()[0].translation = Vec3::ZERO;
+            Ok(())
+        }
+    }
+    /// What the chain's target is when the physics slot runs.
+    struct Probe(Arc<Mutex<Option<ExternalTarget>>>);
+    impl TickModule for Probe {
+        fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
+            *self.0.lock().unwrap() = ctx.instance.effective_target(0);
+            Ok(())
+        }
+    }
+    /// The physics module, shared so the test can read its ragdoll.
+    struct Shared(Arc<Mutex<PhysicsModule>>);
+    impl TickModule for Shared {
+        fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
+            self.0.lock().unwrap().tick(ctx)
+        }
+    }
+    let seen = Arc::new(Mutex::new(None));
+    let physics = Arc::new(Mutex::new(PhysicsModule::new(
+        Ragdoll::new(&m, PhysicsOptions::default()).unwrap(),
+    )));
+    let mut tl = TickLoop::new();
+    tl.add_pre_ik("frame-target", IkTargetModule::new("arm", frame).unwrap())
+        .unwrap();
+    tl.add_before(Slot::Physics, "late-apply", LateApply)
+        .unwrap();
+    tl.add_before(Slot::Physics, "probe", Probe(seen.clone()))
+        .unwrap();
+    tl.add_before(Slot::Physics, "physics", Shared(physics.clone()))
+        .unwrap();
+    let body_at = || {
+        let p = physics.lock().unwrap();
+        p.ragdoll().body_position_world(0).unwrap().as_vec3()
+    };
+
+    let rep = tl.tick(&mut inst, 0.0, DT);
+    assert!(rep.errors.is_empty(), "{:?}", rep.errors);
+    let target = seen.lock().unwrap().map(|t| t.world);
+    assert_eq!(target, Some(frame), "the frame target in the physics slot");
+    let at = translation(&inst.world()[hand.index()]);
+    assert!(
+        at.distance(frame) < 1e-3,
+        "hand {at} vs frame target {frame}"
+    );
+    assert!(
+        body_at().distance(frame) < 1e-3,
+        "the hand's body {} vs frame target {frame}",
+        body_at()
+    );
+
+    // Next cycle, nobody publishes a frame target: the persistent one applies again.
+    assert!(tl.remove("frame-target"));
+    let rep = tl.tick(&mut inst, DT, DT);
+    assert!(rep.errors.is_empty(), "{:?}", rep.errors);
+    let target = seen.lock().unwrap().map(|t| t.world);
+    assert_eq!(
+        target,
+        Some(persistent),
+        "cleared at the start of the cycle"
+    );
+    let at = translation(&inst.world()[hand.index()]);
+    assert!(at.distance(persistent) < 1e-3, "hand {at} vs {persistent}");
+    assert!(
+        body_at().distance(persistent) < 1e-3,
+        "the hand's body {} vs {persistent}",
+        body_at()
+    );
+}
+
 /// A "D-bone" inheriting a simulated bone's rotation follows it after physics (the late pass of
 /// `update_transform_after_physics`), not the animated pose.
 #[test]

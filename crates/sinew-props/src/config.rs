@@ -11,8 +11,10 @@
 //! [`PropsConfig::from_json`] parses and checks in one step and names the kind and the field
 //! of the first entry out of shape (`kinds.xbot.limbs[1].pole: must be a non-zero
 //! direction`). The types also derive serde's traits, so a host may deserialize them with
-//! any serde format and then call [`PropsConfig::check`]. A `mods` key (the host's wiring) is
-//! accepted and ignored.
+//! any serde format and then call [`PropsConfig::check`]. The `mods` key (the host's wiring,
+//! `{ body, limbs? }`) is required in a table read from JSON, with a `body` (`mods.body: is
+//! required`); it is checked for shape and carried, not read. A table built in code may leave it
+//! out.
 
 use std::collections::BTreeMap;
 
@@ -28,7 +30,8 @@ pub struct PropsConfig {
     /// Kinds by name, as the body mod names them.
     #[serde(default)]
     pub kinds: BTreeMap<String, KindConfig>,
-    /// The host's plugin wiring (`{ body, limbs? }`); carried, not read.
+    /// The host's plugin wiring (`{ body, limbs? }`); carried, not read. Required (with its
+    /// `body`) in a table read by [`Self::from_json`]; checked for shape when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mods: Option<Value>,
 }
@@ -86,7 +89,8 @@ impl PropsConfig {
     ///
     /// # Errors
     /// [`PropsError::Json`] for text that is not JSON; [`PropsError::Config`] naming the kind
-    /// and field of the first entry out of shape.
+    /// and field of the first entry out of shape, or `mods.body` when the table names no body
+    /// mod.
     pub fn from_json(text: &str) -> Result<Self, PropsError> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| PropsError::Json(e.to_string()))?;
@@ -96,7 +100,8 @@ impl PropsConfig {
     /// Reads and checks a table already parsed into a [`serde_json::Value`].
     ///
     /// # Errors
-    /// As [`Self::from_json`].
+    /// As [`Self::from_json`], and `mods.body: is required` for a table without `mods.body`
+    /// (ik3d-props-and-limbs.md: "body is required").
     pub fn from_value(value: &Value) -> Result<Self, PropsError> {
         let root = value
             .as_object()
@@ -123,6 +128,9 @@ impl PropsConfig {
             }
         }
         config.check()?;
+        if config.mods.is_none() {
+            return Err(PropsError::config("", "mods.body".into(), "is required"));
+        }
         Ok(config)
     }
 
@@ -130,8 +138,13 @@ impl PropsConfig {
     ///
     /// # Errors
     /// [`PropsError::Config`] naming the kind and the field of the first entry out of shape:
-    /// a blank name or suffix, a non-finite `at`/`turn`, a zero or non-finite `pole`.
+    /// a blank name or suffix, a non-finite `at`/`turn`, a zero or non-finite `pole`; a `mods`
+    /// present but out of shape (not an object, no `body`, a blank or non-string `body` or
+    /// `limbs`, another key).
     pub fn check(&self) -> Result<(), PropsError> {
+        if let Some(mods) = &self.mods {
+            check_mods(mods)?;
+        }
         for (kind, k) in &self.kinds {
             if kind.trim().is_empty() {
                 return Err(PropsError::config(
@@ -169,6 +182,16 @@ impl PropsConfig {
         }
         Ok(())
     }
+}
+
+/// `mods`: `{ body, limbs? }`, each the name of a plugin.
+fn check_mods(mods: &Value) -> Result<(), PropsError> {
+    let obj = object("", "mods", mods, &["body", "limbs"])?;
+    string("", "mods", obj, "body")?;
+    if obj.contains_key("limbs") {
+        string("", "mods", obj, "limbs")?;
+    }
+    Ok(())
 }
 
 fn name(kind: &str, path: String, s: &str) -> Result<(), PropsError> {

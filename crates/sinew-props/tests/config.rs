@@ -73,6 +73,45 @@ fn every_shape_error_names_kind_and_field() {
     }
 }
 
+/// ik3d-props-and-limbs.md, `.mods : { body, limbs? }`: "body is required". A table read from
+/// JSON without `mods`, or whose `mods` names no `body`, is refused with one line naming
+/// `mods.body`; a `mods` out of shape is refused naming its field. Reading the table without
+/// this rule accepts all of them.
+#[test]
+fn a_table_without_mods_body_is_refused() {
+    let kinds = r#""kinds": {"xbot": {}}"#;
+    for json in [
+        format!("{{{kinds}}}"),
+        format!(r#"{{"mods": {{"limbs": "interact"}}, {kinds}}}"#),
+        "{}".to_owned(),
+    ] {
+        let e = PropsConfig::from_json(&json).unwrap_err();
+        assert_eq!(e.to_string(), "mods.body: is required", "{json}");
+        assert!(matches!(&e, PropsError::Config { path, .. } if path == "mods.body"));
+    }
+    for (json, want) in [
+        (r#"{"mods": 3}"#, "mods: must be an object"),
+        (
+            r#"{"mods": {"body": " "}}"#,
+            "mods.body: must be a non-blank name",
+        ),
+        (r#"{"mods": {"body": 1}}"#, "mods.body: must be a string"),
+        (
+            r#"{"mods": {"body": "anim", "limbs": 2}}"#,
+            "mods.limbs: must be a string",
+        ),
+        (
+            r#"{"mods": {"body": "anim", "hands": "x"}}"#,
+            "mods.hands: unknown field (expected body, limbs)",
+        ),
+    ] {
+        assert_eq!(err(json), want, "{json}");
+    }
+    let c = PropsConfig::from_json(&format!(r#"{{"mods": {{"body": "anim"}}, {kinds}}}"#)).unwrap();
+    assert_eq!(c.mods, Some(serde_json::json!({ "body": "anim" })));
+    PropsConfig::from_json(common::CONFIG).unwrap();
+}
+
 #[test]
 fn check_covers_configs_built_in_code_and_changes() {
     let mut c = (*common::config()).clone();

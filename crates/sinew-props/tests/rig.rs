@@ -6,14 +6,15 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{bar, body, config, state, t};
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, DVec3, Quat, Vec3};
 use sinew::instance::{ModuleError, Slot, TickContext, TickLoop, TickModule};
 use sinew::math::quat_from_euler_xyz;
-use sinew::{Model, RigState, SkeletonInstance, Transform};
+use sinew::{Model, RigState, RootPlacement, SkeletonInstance, Transform};
 use sinew_humanoid::rifle;
 use sinew_props::{
     anchor, rotation_of, HandedLimb, Prop, PropSlot, PropsConfig, PropsError, PropsModule, PropsRig,
 };
+use std::f32::consts::FRAC_PI_2;
 
 fn rig() -> PropsRig {
     let mut rig = PropsRig::new(config(), Some("xbot")).unwrap();
@@ -174,6 +175,145 @@ fn reach_turns_the_hand_to_the_target_and_never_stretches() {
     assert!((l1 - 0.3).abs() < 1e-5 && (l2 - 0.25).abs() < 1e-5);
     // Elbow toward the pole (−1, −1, 0): below the shoulder line.
     assert!(pos(&s, "mixamorig:RightForeArm").y < pos(&s, "mixamorig:RightArm").y);
+}
+
+/// ik3d-props-and-limbs.md, `kinds`: `anchor` is optional ("With no anchor, every prop stays
+/// where its body hung it") and the limbs still reach. A kind with limbs only bends its arm to
+/// the bar's tip where the body hung the bar, and leaves the bar there. A rig that required an
+/// anchor before bending (or skipped the limbs without one) leaves the arm as the clip drew it
+/// and reports no limb in `short`.
+#[test]
+fn a_kind_without_an_anchor_bends_its_limbs() {
+    let c = PropsConfig::from_json(
+        r#"{
+          "mods": { "body": "anim" },
+          "kinds": { "xbot": { "limbs": [
+            { "bones": ["RightArm", "RightForeArm", "RightHand"], "prop": "bar", "target": "tip", "pole": [-1, -1, 0] }
+          ] } }
+        }"#,
+    )
+    .unwrap();
+    assert!(c.kinds["xbot"].anchor.is_none());
+    let skel = body(false);
+    let mut s = state(&skel);
+    let mut rig = PropsRig::new(Arc::new(c), Some("xbot")).unwrap();
+    let mut prop = bar();
+    let hung = Transform::from_translation_rotation(
+        Vec3::new(-0.5, 1.2, -0.4),
+        Quat::from_rotation_y(0.4),
+    );
+    prop.set_root_world(hung);
+    rig.hold("bar", PropSlot::Ready(prop));
+    rig.solve(&mut s).unwrap();
+    assert_eq!(rig.short().unwrap(), &[0.0]);
+    let prop = rig.prop("bar").unwrap();
+    assert_eq!(
+        *prop.root_world(),
+        hung,
+        "the bar stays where the body hung it"
+    );
+    let tip = prop.node_world(prop.find("tip").unwrap());
+    assert!(pos(&s, "mixamorig:RightHand").distance(tip.translation.into()) < 1e-4);
+    assert!(same_rot(
+        rot(&s, "mixamorig:RightHand"),
+        rotation_of(&tip),
+        1e-5
+    ));
+}
+
+/// ik3d-props-and-limbs.md, `limbs[].pole`: "a direction in the body root's frame". The same
+/// body, config and prop, once unturned and once with its root turned and moved: the turned
+/// solve is the unturned one carried by the root, elbow included, for the kind's limb and a
+/// handed one alike. A pole read as a world direction bends the turned elbow elsewhere.
+#[test]
+fn the_pole_is_in_the_turned_body_roots_frame() {
+    let skel = body(false);
+    let placement = RootPlacement {
+        translation: DVec3::new(2.0, 0.5, -1.0),
+        rotation: Quat::from_rotation_y(FRAC_PI_2) * Quat::from_rotation_x(0.3),
+        scale: Vec3::ONE,
+    };
+    let solve = |turned: bool, handed: bool| {
+        let mut s = RigState::new(Arc::clone(&skel));
+        if turned {
+            s.set_placement(placement);
+        }
+        s.compute_world();
+        let root = s.root_affine();
+        let mut rig = if handed {
+            let mut rig = PropsRig::new(config(), None).unwrap();
+            rig.handed_limbs_mut().push(HandedLimb {
+                bones: ["RightArm".into(), "RightForeArm".into(), "RightHand".into()],
+                pole: Vec3::new(0.0, -1.0, 1.0),
+                target_world: Transform::from_translation(
+                    root.transform_point3(Vec3::new(-0.45, 1.25, 0.2)),
+                ),
+            });
+            rig
+        } else {
+            rig()
+        };
+        rig.solve(&mut s).unwrap();
+        assert_eq!(rig.short().unwrap(), &[0.0]);
+        let back = root.inverse();
+        let local = |n: &str| back.transform_point3(pos(&s, n));
+        let elbow = local("mixamorig:RightForeArm");
+        let hand = local("mixamorig:RightHand");
+        // The elbow is off the shoulder–hand line (the limb is bent).
+        let shoulder = local("mixamorig:RightArm");
+        let line = (hand - shoulder).normalize();
+        let off = (elbow - shoulder).reject_from(line);
+        assert!(off.length() > 0.05, "bent: {off}");
+        (elbow, hand)
+    };
+    for handed in [false, true] {
+        let (elbow, hand) = solve(false, handed);
+        let (elbow_t, hand_t) = solve(true, handed);
+        assert!(hand_t.distance(hand) < 1e-4, "{hand_t} vs {hand}");
+        assert!(
+            elbow_t.distance(elbow) < 1e-4,
+            "handed {handed}: elbow in the root's frame {elbow_t} vs {elbow}"
+        );
+    }
+}
+
+/// ik3d-props-and-limbs.md, "How a limb reaches": "The upper and lower bones are each turned by
+/// the shortest arc, so the twist each had is kept", and the end bone is turned to the target's
+/// rotation. The clip rolls the arm and the forearm about their own length (local X, where each
+/// child lies): after the reach each one's correction `clip⁻¹ · solved` turns about an axis
+/// across the bone, never about it, so the roll the clip gave stays; the hand ends turned as the
+/// target. A limb turned by any other arc (a frame rebuilt from the bone direction and the
+/// bend plane, say) twists the bones and fails the first check.
+#[test]
+fn the_limb_keeps_its_twist_when_it_reaches() {
+    let skel = body(false);
+    let mut s = state(&skel);
+    let arm = skel.find("mixamorig:RightArm").unwrap();
+    let fore = skel.find("mixamorig:RightForeArm").unwrap();
+    s.locals_mut()[arm.index()].rotation = Quat::from_rotation_x(0.8);
+    s.locals_mut()[fore.index()].rotation = Quat::from_rotation_x(-0.5);
+    s.compute_world();
+    let clip = s.locals().to_vec();
+    let mut rig = rig();
+    rig.solve(&mut s).unwrap();
+    assert_eq!(rig.short().unwrap(), &[0.0]);
+    for b in [arm, fore] {
+        let c = clip[b.index()].rotation.inverse() * s.locals()[b.index()].rotation;
+        let (axis, angle) = c.to_axis_angle();
+        assert!(angle > 0.1, "{}: bent by {angle}", skel.name(b));
+        assert!(
+            axis.x.abs() < 1e-4,
+            "{}: the correction twists the bone about its length: axis {axis}",
+            skel.name(b)
+        );
+    }
+    let prop = rig.prop("bar").unwrap();
+    let tip = prop.node_world(prop.find("tip").unwrap());
+    assert!(same_rot(
+        rot(&s, "mixamorig:RightHand"),
+        rotation_of(&tip),
+        1e-5
+    ));
 }
 
 #[test]

@@ -202,6 +202,67 @@ fn in_skeleton_order_bone_by_bone_equals_staged() {
     }
 }
 
+/// skeleton-dynamics-api.md, `replaceAuthoredRotation`: "morph/grant/fixed-axis still
+/// participate afterwards" — bone by bone too. At `base`'s turn its authored pose is already
+/// taken over by the rest pose, and its constraint (`src`'s rotation, only the twist about Y)
+/// applies to that; `follower`, later in the order, reads `base` as constrained. Were the
+/// takeover applied after the constraint, `base` would stand at rest (its grant wiped) and
+/// `follower` would not match it.
+#[test]
+fn bone_by_bone_constraints_apply_after_the_takeover() {
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("src", "root", t(2.0, 0.0))
+        .bone("base", "root", t(0.0, 1.0))
+        .bone("tip", "base", t(0.0, 1.0))
+        .bone("follower", "root", t(-2.0, 0.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let grant = |from: &str| Some(TransformInheritance::new(f(from), 1.0, false, true).unwrap());
+    let m = model(&s, |b| {
+        // Controller = effector: solved where it stands, no correction.
+        b.ik(IkChain::with_params(
+            "c",
+            f("tip"),
+            f("tip"),
+            vec![IkLink::new(f("base"))],
+            IkChainParams {
+                replace_authored_rotation: true,
+                ..IkChainParams::default()
+            },
+        )
+        .unwrap());
+        b.pose(BonePoseConstraint::new(f("base"), grant("src"), Some(Vec3::Y)).unwrap());
+        b.pose(BonePoseConstraint::new(f("follower"), grant("base"), None).unwrap());
+        b.evaluation_order(EvaluationOrder::new(
+            &ids(&s, &["root", "src", "base", "tip", "follower"]),
+            &[],
+        ));
+    });
+    let mut inst = SkeletonInstance::new(&m);
+    let q_src = Quat::from_rotation_z(0.4) * Quat::from_rotation_y(0.8);
+    inst.input_mut()[f("src").index()].rotation = q_src;
+    inst.input_mut()[f("base").index()] =
+        Transform::from_translation_rotation(Vec3::new(3.0, 1.0, 0.0), Quat::from_rotation_x(1.0));
+    inst.update_transform();
+    assert!(inst.ik_result("c").unwrap().satisfied);
+    let l = inst.state().locals();
+    let expected = sinew::instance::twist_about(q_src, Vec3::Y);
+    let got = l[f("base").index()].rotation;
+    assert!(
+        got.dot(expected).abs() > 1.0 - 1e-6,
+        "base: {got} vs {expected}"
+    );
+    assert!(got.angle_between(Quat::IDENTITY) > 0.5, "{got}");
+    assert_eq!(l[f("base").index()].translation, Vec3::new(0.0, 1.0, 0.0));
+    let follower = l[f("follower").index()].rotation;
+    assert!(
+        follower.dot(expected).abs() > 1.0 - 1e-6,
+        "follower: {follower} vs {expected}"
+    );
+}
+
 /// A CCD chain is solved at its controller's turn: a bone evaluated after the controller sees
 /// the solved chain, one evaluated before it (reading the effector's world) does not.
 #[test]

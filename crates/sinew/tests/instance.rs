@@ -358,6 +358,99 @@ fn diamond_closure_meets_at_the_shared_target() {
     );
 }
 
+/// skeleton-dynamics-api.md, "SolveResult": "for a closure, it is the larger of the two
+/// endpoint distance and the two base distance". The animated input moves one branch base 0.2
+/// away from the other: the endpoints still meet, so the residual is the base distance and the
+/// closure is not satisfied. Without the base term the residual would be the endpoint distance
+/// (under the tolerance) and the closure would read satisfied.
+#[test]
+fn closure_residual_counts_the_distance_between_the_bases() {
+    let (model, [lt, rt, lb, rb]) = closure_model();
+    let mut inst = SkeletonInstance::new(&model);
+    inst.input_mut()[rb.index()].translation = Vec3::new(0.2, 0.0, 0.0);
+    inst.update_transform();
+    let bases = (pos(&inst, lb) - pos(&inst, rb)).length();
+    assert!((bases - 0.2).abs() < 1e-6, "bases {bases} apart");
+    let ends = (pos(&inst, lt) - pos(&inst, rt)).length();
+    assert!(ends <= 1e-3, "the endpoints meet: {ends}");
+    let r = *inst.ik_result("left-linkage").unwrap();
+    assert_eq!(Some(&r), inst.ik_result("right-linkage"));
+    assert!(
+        (r.residual - bases).abs() < 1e-5,
+        "residual {} is the base distance {bases}",
+        r.residual
+    );
+    assert!(!r.satisfied, "{r:?}");
+}
+
+/// skeleton-dynamics-api.md, "IkLink, RotationLimit, and IkJoint": with both a hinge and an
+/// Euler box on a link, "both restrictions participate" — through the instance's IK driver too.
+/// Three links, each hinged about Z (±90°) and boxed to ±0.5 rad, reach for a target out of the
+/// hinge plane that asks for more bend than the box allows: every link's correction stays in the
+/// box and every segment in its hinge plane and range. A driver that handed the solver only the
+/// joint (or only the box) fails the box (or the plane) check.
+#[test]
+fn driver_links_keep_both_their_hinge_and_their_box() {
+    let t = |x: f32| Transform::from_translation(Vec3::new(x, 0.0, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("b1", "root", t(0.0))
+        .bone("b2", "b1", t(1.0))
+        .bone("b3", "b2", t(1.0))
+        .bone("tip", "b3", t(1.0))
+        .bone("goal", "root", t(3.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let hinge = sinew::ik::Hinge::new(
+        Vec3::Z,
+        Vec3::X,
+        -std::f32::consts::FRAC_PI_2,
+        std::f32::consts::FRAC_PI_2,
+    )
+    .unwrap();
+    let limit = sinew::ik::RotationLimit::new(Vec3::splat(-0.5), Vec3::splat(0.5)).unwrap();
+    let link = |n: &str| IkLink {
+        bone: f(n),
+        limit: Some(limit),
+        joint: Some(sinew::ik::IkJoint::Hinge(hinge)),
+    };
+    let mut model = Model::new(s.clone());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    b.ik(IkChain::new(
+        "arm",
+        f("goal"),
+        f("tip"),
+        vec![link("b1"), link("b2"), link("b3")],
+    )
+    .unwrap());
+    b.attach(&mut model).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    inst.set_ik_target("arm", Vec3::new(0.5, 2.0, 0.8), 1.0)
+        .unwrap();
+    inst.update_transform();
+    let r = *inst.ik_result("arm").unwrap();
+    assert!(r.residual.is_finite() && !r.satisfied, "{r:?}");
+    let mut prev = Vec3::X;
+    for (link, next) in [("b1", "b2"), ("b2", "b3"), ("b3", "tip")] {
+        // The input is the rest pose (identity rotations): the local rotation is the correction.
+        let q = inst.state().locals()[f(link).index()].rotation;
+        assert!(
+            limit.contains(q, 1e-4),
+            "{link}: correction leaves its box: {:?}",
+            q.to_euler(glam::EulerRot::XYZ)
+        );
+        let d = (pos(&inst, f(next)) - pos(&inst, f(link))).normalize();
+        assert!(d.z.abs() < 1e-4, "{link} left the hinge plane: {d}");
+        let angle = prev.cross(d).z.atan2(prev.dot(d));
+        assert!(
+            angle.abs() <= std::f32::consts::FRAC_PI_2 + 1e-3,
+            "{link} hinge angle {angle}"
+        );
+        prev = d;
+    }
+}
+
 #[test]
 fn direction_mode_follows_the_controllers_rotation() {
     let t = |y: f32| Transform::from_translation(Vec3::new(0.0, y, 0.0));
@@ -475,6 +568,70 @@ fn replace_authored_rotation_starts_from_rest() {
     assert!(
         pos(&inst, f("base")).abs_diff_eq(Vec3::new(0.0, 1.0, 0.0), 1e-6),
         "enabled: authored pose replaced by rest"
+    );
+}
+
+/// skeleton-dynamics-api.md, `replaceAuthoredRotation`: the takeover starts the chain's bones
+/// from rest, "while morph/grant/fixed-axis still participate afterwards". The link bone `base`
+/// inherits `src`'s rotation and keeps only its twist about Y; `follower` inherits `base`'s. With
+/// the takeover first, `base` is rest × `src`'s delta, twisted about Y (its authored turn and
+/// offset gone), and `follower` reads that. Were the constraints applied before the takeover,
+/// the takeover would wipe `base`'s grant (rest, the identity) and `follower` would have read the
+/// authored turn instead.
+#[test]
+fn constraints_apply_after_the_authored_pose_takeover() {
+    let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("src", "root", t(2.0, 0.0))
+        .bone("base", "root", t(0.0, 1.0))
+        .bone("tip", "base", t(0.0, 1.0))
+        .bone("follower", "root", t(-2.0, 0.0))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let mut model = Model::new(s.clone());
+    let mut b = SkeletonDynamicsBuilder::new(&s);
+    // The controller is the effector: the chain is solved where it stands (no correction), so
+    // what the frame leaves on `base` is the takeover and the constraints alone.
+    b.ik(IkChain::with_params(
+        "c",
+        f("tip"),
+        f("tip"),
+        vec![IkLink::new(f("base"))],
+        IkChainParams {
+            replace_authored_rotation: true,
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    let grant = |from: &str| Some(TransformInheritance::new(f(from), 1.0, false, true).unwrap());
+    b.pose(BonePoseConstraint::new(f("base"), grant("src"), Some(Vec3::Y)).unwrap());
+    b.pose(BonePoseConstraint::new(f("follower"), grant("base"), None).unwrap());
+    b.attach(&mut model).unwrap();
+    let mut inst = SkeletonInstance::new(&model);
+    let q_src = Quat::from_rotation_z(0.4) * Quat::from_rotation_y(0.8);
+    inst.input_mut()[f("src").index()].rotation = q_src;
+    inst.input_mut()[f("base").index()] =
+        Transform::from_translation_rotation(Vec3::new(3.0, 1.0, 0.0), Quat::from_rotation_x(1.0));
+    inst.update_transform();
+    assert!(inst.ik_result("c").unwrap().satisfied);
+    let l = inst.state().locals();
+    let expected = twist_about(q_src, Vec3::Y);
+    let got = l[f("base").index()].rotation;
+    assert!(
+        got.dot(expected).abs() > 1.0 - 1e-6,
+        "base: {got} vs {expected}"
+    );
+    assert!(
+        got.angle_between(Quat::IDENTITY) > 0.5,
+        "the grant participates after the takeover: {got}"
+    );
+    assert_eq!(l[f("base").index()].translation, Vec3::new(0.0, 1.0, 0.0));
+    let follower = l[f("follower").index()].rotation;
+    assert!(
+        follower.dot(expected).abs() > 1.0 - 1e-6,
+        "follower reads base after its takeover: {follower} vs {expected}"
     );
 }
 
