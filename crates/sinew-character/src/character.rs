@@ -23,7 +23,7 @@ use sinew_skin::{Deformed, SkinMode};
 
 use crate::mesh::MeshState;
 use crate::mixer::{LayerId, Mixer};
-use crate::model::{CharacterModel, PhysicsSettings};
+use crate::model::{chain_profile, CharacterModel, PhysicsSettings};
 use crate::motion::Motion;
 use crate::CharacterError;
 
@@ -521,6 +521,33 @@ impl Character {
         });
         self.instance.set_physics_active(true);
         Ok(())
+    }
+
+    /// Turns physics on for any model that has rigid bodies: a table of its own (MMD) as
+    /// [`Self::enable_physics`]; a candidate table (a glTF reader's, which needs a profile)
+    /// with the subtrees of `roots` hanging under physics ([`chain_profile`]; `roots` empty:
+    /// the chains named like hair, tail, skirt, …).
+    ///
+    /// # Errors
+    /// [`CharacterError::NoBodies`]; [`CharacterError::WrongKind`] for `roots` on a model
+    /// with a table of its own; what [`chain_profile`] refuses.
+    pub fn enable_physics_on_chains(&mut self, roots: &[String]) -> Result<(), CharacterError> {
+        let model = Arc::clone(&self.model);
+        let table = model.model().dynamics().physics();
+        if table.bodies().is_empty() {
+            return Err(CharacterError::NoBodies);
+        }
+        if !table.profile_required() {
+            if !roots.is_empty() {
+                return Err(CharacterError::WrongKind(
+                    "the model simulates its own physics table; dynamic chains are for candidate tables (glTF)".to_owned(),
+                ));
+            }
+            return self.enable_physics();
+        }
+        let mut settings = model.physics_settings().clone();
+        settings.options.profile = Some(chain_profile(&model, roots)?);
+        self.enable_physics_with(&settings)
     }
 
     /// Turns physics off (bones follow the animation again); the ragdoll is kept, and

@@ -168,6 +168,31 @@ impl CharacterModel {
             .map_err(|e| e.in_file(path))
     }
 
+    /// Loads a PMX or PMD file evaluated in `order` (another order than the one
+    /// [`Self::load`] picks: [`MmdModel::mmd_order`]).
+    ///
+    /// # Errors
+    /// As [`Self::load`]; [`CharacterError::WrongKind`] for a glTF file.
+    pub fn load_mmd_with(
+        path: impl AsRef<Path>,
+        order: MmdOrder,
+    ) -> Result<Arc<Self>, CharacterError> {
+        let path = path.as_ref();
+        let read = || {
+            if kind_of(path)? != ModelKind::Mmd {
+                return Err(CharacterError::WrongKind(
+                    "an evaluation order is for PMX and PMD models".to_owned(),
+                ));
+            }
+            let mmd = MmdModel::from_bytes(&read_file(path)?)?;
+            let definitions = mmd.definitions(order)?;
+            Self::read_mmd(Arc::new(mmd), Some(definitions))
+        };
+        let mut m = read().map_err(|e| e.in_file(path))?;
+        m.folder = folder_of(path);
+        Ok(Arc::new(m))
+    }
+
     /// Loads a glTF or GLB file with reader options.
     ///
     /// # Errors

@@ -10,7 +10,7 @@ fn huge_numbers_print_as_written() {
         .unwrap();
     let model = std::sync::Arc::new(CharacterModel::from_model(sinew::Model::new(skeleton)));
     let mut c = Character::new(&model);
-    let e = c.advance(3.4e38 * -1.0).unwrap_err().to_string();
+    let e = c.advance(-3.4e38).unwrap_err().to_string();
     assert_eq!(e, "dt must be finite and >= 0, got -3.4e38");
     let e = c.update(f32::NAN, 0.0).unwrap_err().to_string();
     assert_eq!(e, "time must be finite, got NaN");

@@ -102,3 +102,44 @@ fn candidates_fall_when_enabled_free_and_hang_when_jointed() {
     assert!(longest < 60.0, "the tail came off: {longest}");
     assert!(drop > 5.0, "the tail did not hang: {drop}");
 }
+
+/// `Character::enable_physics_on_chains`: a candidate table with the default chains (Fox's
+/// tail, by name) simulates as the explicit chain profile does; an MMD model simulates its own
+/// table and refuses chains; a model without bodies says so.
+#[test]
+fn physics_on_chains_for_any_model() {
+    let Some(model) = common::model("Fox.glb") else {
+        return;
+    };
+    let mut by_name = Character::new(&model);
+    by_name.play(model.clip(0).unwrap());
+    by_name.enable_physics_on_chains(&[]).unwrap();
+    let mut explicit = Character::new(&model);
+    explicit.play(model.clip(0).unwrap());
+    let mut settings = model.physics_settings().clone();
+    settings.options.profile = Some(chain_profile(&model, &["b_Tail01_012".to_owned()]).unwrap());
+    explicit.enable_physics_with(&settings).unwrap();
+    for k in 0..=20 {
+        let (t, dt) = (k as f32 / 30.0, if k == 0 { 0.0 } else { 1.0 / 30.0 });
+        by_name.update(t, dt).unwrap();
+        explicit.update(t, dt).unwrap();
+    }
+    assert_eq!(
+        by_name.world(),
+        explicit.world(),
+        "the tail is the loose chain by name"
+    );
+    let err = Character::new(&model)
+        .enable_physics_on_chains(&["no such bone".to_owned()])
+        .unwrap_err();
+    assert!(matches!(err, CharacterError::Unknown { .. }), "{err}");
+
+    let Some(miku) = common::model("miku_v2.pmd") else {
+        return;
+    };
+    let mut c = Character::new(&miku);
+    let err = c.enable_physics_on_chains(&["頭".to_owned()]).unwrap_err();
+    assert!(err.to_string().contains("its own physics table"), "{err}");
+    c.enable_physics_on_chains(&[]).unwrap();
+    assert!(c.is_physics_enabled());
+}

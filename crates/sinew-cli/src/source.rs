@@ -332,24 +332,20 @@ pub fn enable_physics(
             "--physics: the model has no rigid bodies",
         ));
     }
-    if !table.profile_required() {
-        return character
-            .enable_physics()
-            .map_err(|e| bad_input(model_path, format!("--physics: {e}")));
-    }
-    let mut settings = model.physics_settings().clone();
-    let profile = sinew_character::chain_profile(&model, dynamic).map_err(|e| {
-        let hint = if dynamic.is_empty() {
+    // An MMD table simulates as it is: `--dynamic` names chains of candidate tables only.
+    let roots = if table.profile_required() {
+        dynamic
+    } else {
+        &[]
+    };
+    character.enable_physics_on_chains(roots).map_err(|e| {
+        let hint = if roots.is_empty() && table.profile_required() {
             " (--dynamic BONE[,BONE] names them)"
         } else {
             ""
         };
         bad_input(model_path, format!("--physics: {e}{hint}"))
-    })?;
-    settings.options.profile = Some(profile);
-    character
-        .enable_physics_with(&settings)
-        .map_err(|e| bad_input(model_path, format!("--physics: {e}")))
+    })
 }
 
 /// A rigid body as drawn: its shape at its simulated pose.

@@ -1,0 +1,618 @@
+//! `sinew.Character`: one character of a model in motion — a motion playing, IK targets, morph
+//! overrides, physics on or off — evaluated at many frames or times in one call into NumPy
+//! arrays, with the GIL released while it works.
+
+use std::collections::TryReserveError;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+use numpy::ndarray::{Array1, Array2, Array3, Array4};
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use sinew::instance::Stages;
+
+use crate::error::{character_error, input};
+use crate::model::{Model, Motion};
+
+/// Where the simulation stands: physics frames are simulated in order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Clock {
+    /// Nothing simulated since physics was (re)started.
+    Fresh,
+    /// Simulated by whole frames at `fps`; `next` is the first frame not simulated yet.
+    Frames { next: u64, fps: f32 },
+    /// Simulated up to time `now`.
+    Times { now: f32 },
+}
+
+/// Which frames or times one `evaluate` call asks for.
+enum Request {
+    Frames(Vec<u64>),
+    Times(Vec<f32>),
+}
+
+impl Request {
+    fn len(&self) -> usize {
+        match self {
+            Self::Frames(f) => f.len(),
+            Self::Times(t) => t.len(),
+        }
+    }
+}
+
+/// The arrays one `evaluate` call fills.
+struct Arrays {
+    times: Vec<f32>,
+    world: Option<Vec<f32>>,
+    morphs: Option<Vec<f32>>,
+    vertices: Option<Vec<f32>>,
+}
+
+/// Frames between checks for Ctrl-C during a long call.
+const SIGNAL_EVERY: u64 = 256;
+
+fn reserve(n: usize, what: &str) -> PyResult<Vec<f32>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|e: TryReserveError| {
+        PyMemoryError::new_err(format!("{what}: {n} floats cannot be allocated ({e})"))
+    })?;
+    Ok(v)
+}
+
+fn internal(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(format!("internal error: {e}"))
+}
+
+/// One character of a `Model`: plays a `Motion`, reaches for IK targets, holds morph weights,
+/// simulates physics, and evaluates frames into NumPy arrays.
+///
+/// Arrays list bones in the file's order (`Model.bone_names`); positions and matrices are in
+/// the model's space (MMD: left-handed model units as the file stores them; glTF: relative to
+/// the scene root). World matrices are 4×4 with the translation in the last column
+/// (`world[..., :3, 3]`), so `world @ [x, y, z, 1]` maps a point.
+#[pyclass(module = "sinew")]
+pub struct Character {
+    inner: sinew_character::Character,
+    model: Py<Model>,
+    source_bones: Arc<[usize]>,
+    path: PathBuf,
+    stages: String,
+    clock: Clock,
+}
+
+impl Character {
+    /// Simulates (or seeks, physics off) to frame `frame` at `fps`.
+    fn go_to_frame(&mut self, frame: u64, fps: f32) -> PyResult<()> {
+        let path = self.path.clone();
+        let fail = |e| character_error(e, &path);
+        let time = |k: u64| (k as f64 / f64::from(fps)) as f32;
+        if !self.inner.is_physics_enabled() {
+            return self.inner.seek(time(frame)).map_err(fail);
+        }
+        let mut next = match self.clock {
+            Clock::Fresh => 0,
+            Clock::Frames { next, fps: f } if f == fps => next,
+            Clock::Frames { fps: f, .. } => {
+                return Err(input(
+                    "fps",
+                    format!("physics is simulating at {f} frames per second; call reset_physics() before another rate"),
+                ))
+            }
+            Clock::Times { .. } => {
+                return Err(input(
+                    "frames",
+                    "physics is simulating by times; call reset_physics() before evaluating by frames",
+                ))
+            }
+        };
+        if next > 0 && frame + 1 == next {
+            return Ok(()); // the character holds this frame
+        }
+        if frame < next {
+            return Err(input(
+                "frames",
+                format!("with physics, frames are simulated in order: frame {frame} comes after frame {} (call reset_physics() to start over)", next - 1),
+            ));
+        }
+        while next <= frame {
+            self.inner.update(time(next), 1.0 / fps).map_err(fail)?;
+            next += 1;
+            self.clock = Clock::Frames { next, fps };
+            if next.is_multiple_of(SIGNAL_EVERY) {
+                Python::attach(|py| py.check_signals())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Simulates (or seeks, physics off) to `time`, in steps of at most `1 / fps`.
+    fn go_to_time(&mut self, time: f32, fps: f32) -> PyResult<()> {
+        let path = self.path.clone();
+        let fail = |e| character_error(e, &path);
+        if !self.inner.is_physics_enabled() {
+            return self.inner.seek(time).map_err(fail);
+        }
+        let mut now = match self.clock {
+            Clock::Fresh => {
+                self.inner.update(0.0, 0.0).map_err(fail)?;
+                self.clock = Clock::Times { now: 0.0 };
+                0.0
+            }
+            Clock::Times { now, .. } => now,
+            Clock::Frames { .. } => return Err(input(
+                "times",
+                "physics is simulating by frames; call reset_physics() before evaluating by times",
+            )),
+        };
+        if time < now {
+            return Err(input(
+                "times",
+                format!("with physics, times are simulated in order: {time} comes after {now} (call reset_physics() to start over)"),
+            ));
+        }
+        let mut steps = 0u64;
+        while now < time {
+            let next = (now + 1.0 / fps).min(time);
+            self.inner.update(next, next - now).map_err(fail)?;
+            now = next;
+            self.clock = Clock::Times { now };
+            steps += 1;
+            if steps.is_multiple_of(SIGNAL_EVERY) {
+                Python::attach(|py| py.check_signals())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the last frame's outputs to `arrays`.
+    fn record(&mut self, arrays: &mut Arrays) -> PyResult<()> {
+        let w = self.inner.world();
+        if let Some(b) = self.source_bones.iter().find(|&&b| !w[b].is_finite()) {
+            return Err(input(
+                &self.path,
+                format!(
+                    "time {}: bone \"{}\" evaluates to a non-finite transform",
+                    self.inner.time(),
+                    self.inner.model().skeleton().names()[*b]
+                ),
+            ));
+        }
+        if let Some(world) = &mut arrays.world {
+            for &b in self.source_bones.iter() {
+                world.extend_from_slice(&Mat4::from(w[b]).transpose().to_cols_array());
+            }
+        }
+        if let Some(morphs) = &mut arrays.morphs {
+            morphs.extend_from_slice(self.inner.morph_weights());
+        }
+        if let Some(vertices) = &mut arrays.vertices {
+            let path = self.path.clone();
+            for mesh in 0..self.inner.model().meshes().len() {
+                let deformed = self
+                    .inner
+                    .skinned_mesh(mesh)
+                    .map_err(|e| character_error(e, &path))?;
+                vertices.extend(deformed.positions().iter().flat_map(|p| p.to_array()));
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate_into(&mut self, request: &Request, fps: f32, arrays: &mut Arrays) -> PyResult<()> {
+        match request {
+            Request::Frames(frames) => {
+                for (k, &f) in frames.iter().enumerate() {
+                    self.go_to_frame(f, fps)?;
+                    arrays.times.push((f as f64 / f64::from(fps)) as f32);
+                    self.record(arrays)?;
+                    if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
+                        Python::attach(|py| py.check_signals())?;
+                    }
+                }
+            }
+            Request::Times(times) => {
+                for (k, &t) in times.iter().enumerate() {
+                    self.go_to_time(t, fps)?;
+                    arrays.times.push(t);
+                    self.record(arrays)?;
+                    if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
+                        Python::attach(|py| py.check_signals())?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn request(&self, frames: Option<Vec<i64>>, times: Option<Vec<f64>>) -> PyResult<Request> {
+        match (frames, times) {
+            (Some(_), Some(_)) => Err(input("evaluate", "give frames or times, not both")),
+            (Some(frames), None) => frames
+                .into_iter()
+                .map(|f| {
+                    u64::try_from(f)
+                        .map_err(|_| input("frames", format!("frame numbers are >= 0, got {f}")))
+                })
+                .collect::<PyResult<Vec<_>>>()
+                .map(Request::Frames),
+            (None, Some(times)) => times
+                .into_iter()
+                .map(|t| {
+                    if t.is_finite() && t >= 0.0 && t < f64::from(f32::MAX) {
+                        Ok(t as f32)
+                    } else {
+                        Err(input(
+                            "times",
+                            format!("times are finite and >= 0, got {t:?}"),
+                        ))
+                    }
+                })
+                .collect::<PyResult<Vec<_>>>()
+                .map(Request::Times),
+            (None, None) => {
+                // The whole motion at the given rate: what a bake or a dataset wants.
+                Ok(Request::Frames(Vec::new()))
+            }
+        }
+    }
+}
+
+fn check_fps(fps: f32) -> PyResult<()> {
+    if fps.is_finite() && fps > 0.0 && fps <= 1000.0 {
+        Ok(())
+    } else {
+        Err(input(
+            "fps",
+            format!("must be within (0, 1000], got {fps:?}"),
+        ))
+    }
+}
+
+#[pymethods]
+impl Character {
+    /// A character of `model`, playing `motion` when given, with physics on when `physics`
+    /// (see `enable_physics` for `dynamic`).
+    #[new]
+    #[pyo3(signature = (model, motion = None, *, physics = false, dynamic = None))]
+    fn new(
+        model: Bound<'_, Model>,
+        motion: Option<&Motion>,
+        physics: bool,
+        dynamic: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let m = model.get();
+        let mut character = Self {
+            inner: sinew_character::Character::new(&m.inner),
+            source_bones: Arc::clone(&m.source_bones),
+            path: m.path.clone(),
+            model: model.clone().unbind(),
+            stages: "full".to_owned(),
+            clock: Clock::Fresh,
+        };
+        if let Some(motion) = motion {
+            character.inner.play(&motion.inner);
+        }
+        if physics || dynamic.is_some() {
+            character.enable_physics(dynamic)?;
+        }
+        Ok(character)
+    }
+
+    /// The model.
+    #[getter]
+    fn model(&self, py: Python<'_>) -> Py<Model> {
+        self.model.clone_ref(py)
+    }
+
+    /// Plays `motion` alone (replacing what played), from time 0.
+    fn play(&mut self, motion: &Motion) {
+        self.inner.play(&motion.inner);
+    }
+
+    /// Stops every motion: the rest pose (IK targets, morph overrides and physics stay).
+    fn stop(&mut self) {
+        self.inner.stop();
+    }
+
+    /// The end of what plays, in seconds (0 with nothing playing).
+    #[getter]
+    fn duration(&self) -> f32 {
+        self.inner.end_time()
+    }
+
+    /// The time of the last evaluated frame, in seconds.
+    #[getter]
+    fn time(&self) -> f32 {
+        self.inner.time()
+    }
+
+    /// Motion bones the model does not have (names), for what plays.
+    #[getter]
+    fn unmatched_bones(&self) -> Vec<String> {
+        let layer = self.inner.layers().next().map(|l| l.0);
+        layer
+            .and_then(|l| self.inner.unmatched(l))
+            .map(|(bones, _)| bones.to_vec())
+            .unwrap_or_default()
+    }
+
+    // ----- stages, IK, morphs -----
+
+    /// Which stages run: "fk" (animation only), "grant" (+ pose constraints: MMD append),
+    /// "ik" (+ IK, no constraints), "full" (everything; the default).
+    #[getter]
+    fn get_stages(&self) -> &str {
+        &self.stages
+    }
+
+    #[setter]
+    fn set_stages(&mut self, mode: &str) -> PyResult<()> {
+        let stages = Stages::from_mode(mode).ok_or_else(|| {
+            input(
+                "stages",
+                format!("unknown mode \"{mode}\" (use fk, grant, ik, full)"),
+            )
+        })?;
+        self.inner.set_stages(stages);
+        self.stages = mode.to_owned();
+        Ok(())
+    }
+
+    /// Chain `chain` reaches for `position` (x, y, z in the model's space), blended from
+    /// what it would do by `weight` in [0, 1]. Holds until cleared.
+    #[pyo3(signature = (chain, position, weight = 1.0))]
+    fn set_ik_target(&mut self, chain: &str, position: [f32; 3], weight: f32) -> PyResult<()> {
+        self.inner
+            .set_ik_target(chain, Vec3::from_array(position), weight)
+            .map_err(|e| character_error(e, Path::new("ik target")))
+    }
+
+    /// Clears chain `chain`'s target; False when it had none.
+    fn clear_ik_target(&mut self, chain: &str) -> bool {
+        self.inner.clear_ik_target(chain)
+    }
+
+    /// Switches chain `chain` on or off whatever the motion keys (None: as the motion keys it).
+    #[pyo3(signature = (chain, enabled))]
+    fn set_ik_enabled(&mut self, chain: &str, enabled: Option<bool>) -> PyResult<()> {
+        self.inner
+            .set_ik_enabled(chain, enabled)
+            .map_err(|e| character_error(e, Path::new("ik chain")))
+    }
+
+    /// Holds morph `name` at `weight` whatever the motion keys (None: as the motion keys it).
+    #[pyo3(signature = (name, weight))]
+    fn set_morph_weight(&mut self, name: &str, weight: Option<f32>) -> PyResult<()> {
+        let index = self
+            .inner
+            .morph_index(name)
+            .ok_or_else(|| input("morph", format!("no morph \"{name}\"")))?;
+        self.inner
+            .set_morph_weight(index, weight)
+            .map_err(|e| character_error(e, Path::new("morph weight")))
+    }
+
+    // ----- physics -----
+
+    /// Turns rigid-body physics on. MMD models simulate their own table; glTF models hang the
+    /// subtrees of the `dynamic` bones under physics (default: the chains named like hair,
+    /// tail, skirt, cape, ...). Frames are then simulated in order (see `evaluate`).
+    #[pyo3(signature = (dynamic = None))]
+    fn enable_physics(&mut self, dynamic: Option<Vec<String>>) -> PyResult<()> {
+        let roots = dynamic.unwrap_or_default();
+        self.inner
+            .enable_physics_on_chains(&roots)
+            .map_err(|e| input(&self.path, format!("physics: {e}")))?;
+        self.clock = Clock::Fresh;
+        Ok(())
+    }
+
+    /// Turns physics off: bones follow the animation again.
+    fn disable_physics(&mut self) {
+        self.inner.disable_physics();
+        self.clock = Clock::Fresh;
+    }
+
+    /// Restarts the simulation: bodies re-seeded at the next frame's pose, frames counted
+    /// from 0 again.
+    fn reset_physics(&mut self) {
+        self.inner.reset_physics();
+        self.clock = Clock::Fresh;
+    }
+
+    /// Whether physics is on.
+    #[getter]
+    fn physics(&self) -> bool {
+        self.inner.is_physics_enabled()
+    }
+
+    // ----- evaluation -----
+
+    /// Evaluates frames (`frames`, numbers at `fps`) or times (`times`, seconds) and returns
+    /// a dict of arrays, one row per frame:
+    ///
+    /// * `"times"`: `[frames]` float32, seconds;
+    /// * `"world"`: `[frames, bones, 4, 4]` float32 world matrices (when `world`);
+    /// * `"morphs"`: `[frames, morphs]` float32 weights (when `morphs`);
+    /// * `"vertices"`: `[frames, vertices, 3]` float32 skinned, morphed positions of every
+    ///   mesh concatenated (`Model.mesh_vertex_counts`; when `vertices`).
+    ///
+    /// With neither `frames` nor `times`, every frame of what plays at `fps`. With physics
+    /// on, frames (or times) are simulated in order from the last one evaluated (from 0 after
+    /// `enable_physics` / `reset_physics`), every frame in between included; without physics
+    /// each is evaluated on its own. The GIL is released while it runs.
+    #[pyo3(signature = (frames = None, *, times = None, fps = 30.0, world = true, morphs = true, vertices = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate<'py>(
+        &mut self,
+        py: Python<'py>,
+        frames: Option<Vec<i64>>,
+        times: Option<Vec<f64>>,
+        fps: f32,
+        world: bool,
+        morphs: bool,
+        vertices: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        check_fps(fps)?;
+        let all = frames.is_none() && times.is_none();
+        let mut request = self.request(frames, times)?;
+        if all {
+            let count = (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u64 + 1;
+            request = Request::Frames((0..count).collect());
+        }
+        let n = request.len();
+        let bones = self.source_bones.len();
+        let model = Arc::clone(self.inner.model());
+        let morph_count = model.morph_names().len();
+        let vertex_count: usize = model.meshes().iter().map(|m| m.mesh.positions.len()).sum();
+        let size = |per: usize| n.saturating_mul(per);
+        let mut arrays = Arrays {
+            times: Vec::with_capacity(n),
+            world: world
+                .then(|| reserve(size(bones * 16), "world"))
+                .transpose()?,
+            morphs: morphs
+                .then(|| reserve(size(morph_count), "morphs"))
+                .transpose()?,
+            vertices: vertices
+                .then(|| reserve(size(vertex_count * 3), "vertices"))
+                .transpose()?,
+        };
+        py.detach(|| self.evaluate_into(&request, fps, &mut arrays))?;
+        let out = PyDict::new(py);
+        out.set_item("times", Array1::from_vec(arrays.times).into_pyarray(py))?;
+        if let Some(w) = arrays.world {
+            let a = Array4::from_shape_vec((n, bones, 4, 4), w).map_err(internal)?;
+            out.set_item("world", a.into_pyarray(py))?;
+        }
+        if let Some(m) = arrays.morphs {
+            let a = Array2::from_shape_vec((n, morph_count), m).map_err(internal)?;
+            out.set_item("morphs", a.into_pyarray(py))?;
+        }
+        if let Some(v) = arrays.vertices {
+            let a = Array3::from_shape_vec((n, vertex_count, 3), v).map_err(internal)?;
+            out.set_item("vertices", a.into_pyarray(py))?;
+        }
+        Ok(out)
+    }
+
+    /// Advances what plays by `dt` seconds and evaluates one frame (physics steps by `dt`).
+    fn advance(&mut self, py: Python<'_>, dt: f32) -> PyResult<()> {
+        if self.inner.is_physics_enabled() && self.clock != Clock::Fresh {
+            if let Clock::Frames { .. } = self.clock {
+                return Err(input(
+                    "advance",
+                    "physics is simulating by frames; call reset_physics() before advancing by time",
+                ));
+            }
+        }
+        let inner = &mut self.inner;
+        py.detach(|| inner.advance(dt))
+            .map_err(|e| character_error(e, &self.path))?;
+        if self.inner.is_physics_enabled() {
+            self.clock = Clock::Times {
+                now: self.inner.time(),
+            };
+        }
+        Ok(())
+    }
+
+    /// The last evaluated frame's world matrices: `[bones, 4, 4]` float32 (the rest pose
+    /// before the first frame).
+    fn world<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray3<f32>>> {
+        let w = self.inner.world();
+        let mut out = Vec::with_capacity(self.source_bones.len() * 16);
+        for &b in self.source_bones.iter() {
+            out.extend_from_slice(&Mat4::from(w[b]).transpose().to_cols_array());
+        }
+        let a = Array3::from_shape_vec((self.source_bones.len(), 4, 4), out).map_err(internal)?;
+        Ok(a.into_pyarray(py))
+    }
+
+    /// The last evaluated frame's skinned, morphed vertices: `[vertices, 3]` float32, every
+    /// mesh concatenated.
+    fn vertices<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray2<f32>>> {
+        let mut out = Vec::new();
+        for mesh in 0..self.inner.model().meshes().len() {
+            let d = self
+                .inner
+                .skinned_mesh(mesh)
+                .map_err(|e| character_error(e, &self.path))?;
+            out.extend(d.positions().iter().flat_map(|p| p.to_array()));
+        }
+        let a = Array2::from_shape_vec((out.len() / 3, 3), out).map_err(internal)?;
+        Ok(a.into_pyarray(py))
+    }
+
+    /// The last evaluated frame's morph weights, one per `Model.morph_names`.
+    fn morph_weights<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<f32>> {
+        self.inner.morph_weights().to_vec().into_pyarray(py)
+    }
+
+    /// Evaluates `frames` frames at `fps` from time 0 (default: all of what plays; physics
+    /// restarted and simulated along) and writes them as a `.glb` animation to `path`.
+    /// Returns warnings (textures that could not be embedded).
+    #[pyo3(signature = (path, *, fps = 30.0, frames = None))]
+    fn bake(
+        &mut self,
+        py: Python<'_>,
+        path: PathBuf,
+        fps: f32,
+        frames: Option<u32>,
+    ) -> PyResult<Vec<String>> {
+        check_fps(fps)?;
+        let count = match frames {
+            Some(0) => return Err(input("frames", "a bake has at least one frame")),
+            Some(n) => n,
+            None => (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u32 + 1,
+        };
+        if self.inner.is_physics_enabled() {
+            self.inner.reset_physics();
+        }
+        self.clock = Clock::Fresh;
+        let inner = &mut self.inner;
+        let model_path = self.path.clone();
+        let (bytes, warnings) = py
+            .detach(|| inner.bake(fps, count, |_| {}))
+            .map_err(|e| character_error(e, &model_path))?;
+        if self.inner.is_physics_enabled() {
+            // The bake simulated to its last frame: evaluation by frames continues from there.
+            self.clock = Clock::Frames {
+                next: u64::from(count),
+                fps,
+            };
+        }
+        py.detach(|| write_atomically(&path, &bytes))
+            .map_err(|e| input(&path, format!("cannot write: {e}")))?;
+        Ok(warnings)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Character(model={:?}, time={:.3}, physics={}, stages={:?})",
+            self.model.get().path.display().to_string(),
+            self.inner.time(),
+            self.inner.is_physics_enabled(),
+            self.stages
+        )
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, so a reader never
+/// sees half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file path"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
