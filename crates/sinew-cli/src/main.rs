@@ -4,7 +4,9 @@
 //! * `sinew inspect FILE` — summary of a PMX/PMD/VMD file.
 //! * `sinew pose MODEL … --json OUT` — world transforms in the conformance schema (MMD frames,
 //!   optionally with physics; glTF clip times).
-//! * `sinew render MODEL … --out F.gif|png` — pictures of any PMX/PMD/glTF model.
+//! * `sinew render MODEL … --out F.mp4|webm|gif|png` — videos and pictures of any PMX/PMD/glTF
+//!   model.
+//! * `sinew view MODEL …` — the model played in a window in real time.
 //! * `sinew skin MODEL … --json OUT` — skinned, morphed vertices in the oracle's schema.
 //! * `sinew bench` — the library's standard workloads, timed.
 //! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
@@ -17,10 +19,13 @@
 mod commands;
 mod error;
 mod limits;
+mod picture;
 mod render;
 mod scene;
+mod signals;
 mod skinning;
 mod source;
+mod viewer;
 
 use std::process::ExitCode;
 
@@ -52,33 +57,16 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Time the library's standard workloads.
     Bench(commands::bench::BenchArgs),
+    /// Play a model in a window in real time (keys: space, left/right, home, P, B, R, F).
+    View(commands::view::ViewArgs),
     /// Skin a model's mesh at frames and write the vertices as JSON (three.js oracle schema).
     Skin(commands::skin::SkinArgs),
     /// Bake an evaluated animation (motion, clip, physics) into a .glb.
     Bake(commands::bake::BakeArgs),
 }
 
-/// Restores the default action for SIGPIPE, so `sinew … | head` ends quietly like other command-line
-/// tools instead of panicking on the closed pipe (Rust ignores SIGPIPE by default).
-#[cfg(unix)]
-fn default_sigpipe() {
-    extern "C" {
-        fn signal(signum: i32, handler: usize) -> usize;
-    }
-    const SIGPIPE: i32 = 13;
-    const SIG_DFL: usize = 0;
-    // SAFETY: `signal` is the C library's; installing the default disposition for SIGPIPE at
-    // start-up, before any thread exists, has no preconditions.
-    unsafe {
-        signal(SIGPIPE, SIG_DFL);
-    }
-}
-
-#[cfg(not(unix))]
-fn default_sigpipe() {}
-
 fn main() -> ExitCode {
-    default_sigpipe();
+    signals::default_sigpipe();
     let cli = Cli::parse();
     let result: Result<(), CliError> = match cli.command {
         Command::Demo(args) => commands::demo::run(&args),
@@ -88,6 +76,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(&args),
         Command::Bake(args) => commands::bake::run(&args),
         Command::Skin(args) => commands::skin::run(&args),
+        Command::View(args) => commands::view::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

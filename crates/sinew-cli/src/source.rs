@@ -287,6 +287,19 @@ impl Animator {
         })
     }
 
+    /// Restarts the simulation at `time` (physics on): bodies re-seeded at that time's pose,
+    /// [`Self::at`] going on from there. Nothing to do with physics off.
+    pub fn restart_at(&mut self, time: f32) -> Result<(), CliError> {
+        if self.sequential() {
+            self.character.reset_physics();
+            self.character
+                .update(time, 0.0)
+                .map_err(|e| character_error(e, &self.path))?;
+            self.next = 1;
+        }
+        Ok(())
+    }
+
     fn step(&mut self, index: u32) -> Result<(), CliError> {
         self.character
             .update(index as f32 / self.fps, 1.0 / self.fps)

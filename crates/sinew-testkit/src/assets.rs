@@ -63,3 +63,21 @@ pub fn asset(relative: &str) -> Option<PathBuf> {
         None
     }
 }
+
+/// A program on the PATH that a test drives (`ffmpeg`, `Xvfb`, `xdotool`), or `None` after
+/// printing `skipping: …` — a failure under CI ([`under_ci`]), whose set-up installs them.
+///
+/// # Panics
+/// Under CI when the program is not on the PATH.
+#[must_use]
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        missing(&format!("the program {name} (on the PATH)"));
+    }
+    found
+}

@@ -8,5 +8,5 @@ pub mod assets;
 pub mod clock;
 pub mod ik;
 
-pub use assets::{asset, assets_dir, assets_path};
+pub use assets::{asset, assets_dir, assets_path, tool};
 pub use clock::BenchClock;

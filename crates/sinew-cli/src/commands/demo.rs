@@ -88,7 +88,7 @@ fn draw(
                     let z = frame.world[0].translation.z;
                     Vec3::new(x, ground(x, z), z)
                 }
-                View::Side | View::ThreeQuarter => {
+                View::Side | View::ThreeQuarter | View::Orbit { .. } => {
                     let z = bounds.min.z + s * (bounds.max.z - bounds.min.z);
                     Vec3::new(0.1, ground(0.1, z), z)
                 }

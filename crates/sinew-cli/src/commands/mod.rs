@@ -7,3 +7,5 @@ pub mod inspect;
 pub mod pose;
 pub mod render;
 pub mod skin;
+pub mod video;
+pub mod view;

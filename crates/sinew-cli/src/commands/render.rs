@@ -4,24 +4,20 @@
 //! default only for models without a mesh. The orthographic camera holds the model over every
 //! rendered frame; views `front`, `side`, `three-quarter` (`--views`). `.gif` writes the
 //! animation (frames drawn in parallel), `.png` a contact sheet of up to 8 frames spread over
-//! the range. MMD models are shown mirrored into a right-handed space (z → −z) so they face
-//! the front view.
+//! the range; `.mp4` / `.webm` a video with the song muxed in (`--audio`, see
+//! [`super::video`]). MMD models are shown mirrored into a right-handed space (z → −z) so they
+//! face the front view.
 
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
-
 use clap::Args;
-use glam::Vec3;
 use indicatif::{ProgressBar, ProgressStyle};
-use sinew::dynamics::Shape;
-use sinew_skin::SkinMode;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
-use crate::render::{self, Bounds, Cell, Layout, MeshPainter, MeshStyle, Style, View};
-use crate::skinning::Meshes;
+use crate::picture::Painter;
+use crate::render::{self, Cell, Layout, MeshPainter, View};
 use crate::source::{AnimSpec, Animator, Posed};
 
 /// Pictures held at once while a GIF is drawn (the film's chunk), for the memory bound.
@@ -55,12 +51,18 @@ pub struct RenderArgs {
     /// Frames per second (1..=120).
     #[arg(long, default_value_t = 30.0)]
     pub fps: f32,
-    /// Width and height of one view in pixels (64..=1024).
-    #[arg(long = "size", alias = "cell", default_value_t = 256)]
-    pub cell: u32,
-    /// Views, comma-separated: front, side, three-quarter.
-    #[arg(long, value_delimiter = ',', default_value = "front,side")]
+    /// Size of one view in pixels: `N` (square) or `WIDTHxHEIGHT`, each side 64..=4096
+    /// (default 256; videos 1280x720).
+    #[arg(long = "size", alias = "cell")]
+    pub size: Option<String>,
+    /// Views, comma-separated: front, side, three-quarter (default: front and side; videos:
+    /// front).
+    #[arg(long, value_delimiter = ',')]
     pub views: Vec<String>,
+    /// A song (WAV) muxed into a video from its first frame (padded with silence or cut to the
+    /// picture's length).
+    #[arg(long)]
+    pub audio: Option<PathBuf>,
     /// Overlays, comma-separated: bones, bodies, none (default: bones and bodies for a model
     /// without a mesh, none otherwise).
     #[arg(long, value_delimiter = ',')]
@@ -74,7 +76,8 @@ pub struct RenderArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
-    /// Output: `.gif` (animation) or `.png` (contact sheet).
+    /// Output: `.mp4` (H.264 + AAC) or `.webm` (VP9 + Opus) video through ffmpeg, `.gif`
+    /// (animation) or `.png` (contact sheet).
     #[arg(long)]
     pub out: PathBuf,
     /// Work bounds.
@@ -87,12 +90,13 @@ const MAX_FRAMES: u32 = 3600;
 /// Frames on a contact sheet.
 const SHEET_FRAMES: usize = 8;
 
-const BONE_BODY: [u8; 4] = [60, 110, 220, 255];
-/// Bodies the physics simulates (hair, skirts, ties).
-const SIMULATED_BODY: [u8; 4] = [225, 120, 30, 255];
-
-/// Parses `A..B` / `A..=B` into a half-open range.
+/// Parses `A..B` / `A..=B` into a half-open range of at most [`MAX_FRAMES`] frames.
 pub fn parse_range(text: &str) -> Result<(u32, u32), CliError> {
+    parse_range_within(text, MAX_FRAMES)
+}
+
+/// Parses `A..B` / `A..=B` into a half-open range of at most `max` frames.
+pub fn parse_range_within(text: &str, max: u32) -> Result<(u32, u32), CliError> {
     let bad = || {
         bad_input(
             Path::new("--frames"),
@@ -115,10 +119,10 @@ pub fn parse_range(text: &str) -> Result<(u32, u32), CliError> {
             format!("the range \"{text}\" is empty"),
         ));
     }
-    if end - a > MAX_FRAMES {
+    if end - a > max {
         return Err(bad_input(
             Path::new("--frames"),
-            format!("the range \"{text}\" holds more than {MAX_FRAMES} frames"),
+            format!("the range \"{text}\" holds more than {max} frames"),
         ));
     }
     Ok((a, end))
@@ -135,127 +139,40 @@ pub fn frame_range(frames: Option<&str>, anim: &Animator) -> Result<(u32, u32), 
     }
 }
 
-/// Bounds over every joint and body of every frame (unpadded; empty frames give a unit box).
-pub fn bounds_of<'a>(frames: impl Iterator<Item = &'a Posed>) -> Bounds {
-    let mut b = Bounds::EMPTY;
-    for f in frames {
-        for m in &f.world {
-            b.include(m.translation.into());
-        }
-        for body in &f.bodies {
-            let r = body.reach();
-            b.include(body.center - Vec3::splat(r));
-            b.include(body.center + Vec3::splat(r));
-        }
-    }
-    if !b.min.is_finite() {
-        b = Bounds {
-            min: Vec3::splat(-1.0),
-            max: Vec3::splat(1.0),
-        };
-    }
-    b
+/// What `--out` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutKind {
+    Gif,
+    Sheet,
+    Video,
 }
 
-/// Draws the overlays of one evaluated frame: bodies as their shapes (simulated ones in
-/// orange, ones that follow their bones in blue), then the skeleton on top.
-pub fn draw(cell: &mut Cell<'_>, frame: &Posed, parents: &[u16], overlay: Overlay) {
-    if overlay.bodies {
-        draw_bodies(cell, frame);
-    }
-    if overlay.bones {
-        cell.skeleton(parents, &frame.world);
-    }
-}
-
-/// Which overlays to draw.
-#[derive(Clone, Copy, Debug)]
-pub struct Overlay {
-    /// The skeleton.
-    pub bones: bool,
-    /// The rigid bodies.
-    pub bodies: bool,
-}
-
-impl Overlay {
-    /// Parses `--overlay`; empty means the default for a model with or without a mesh.
-    pub fn parse(names: &[String], has_mesh: bool) -> Result<Self, CliError> {
-        if names.is_empty() {
-            return Ok(Self {
-                bones: !has_mesh,
-                bodies: !has_mesh,
-            });
-        }
-        let mut o = Self {
-            bones: false,
-            bodies: false,
-        };
-        for n in names {
-            match n.trim() {
-                "bones" => o.bones = true,
-                "bodies" => o.bodies = true,
-                "none" => {}
-                other => {
-                    return Err(bad_input(
-                        Path::new("--overlay"),
-                        format!("unknown overlay \"{other}\" (bones, bodies, none)"),
-                    ))
-                }
-            }
-        }
-        Ok(o)
-    }
-}
-
-fn draw_bodies(cell: &mut Cell<'_>, frame: &Posed) {
-    for body in &frame.bodies {
-        let rgba = if body.simulated {
-            SIMULATED_BODY
+/// Parses `--size`: `N` or `WxH`, each side 64..=4096.
+pub fn parse_size(text: &str) -> Result<(u32, u32), CliError> {
+    let bad = |why: &str| bad_input(Path::new("--size"), format!("{why}, got \"{text}\""));
+    let side = |t: &str| -> Result<u32, CliError> {
+        let v: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| bad("expected N or WIDTHxHEIGHT in pixels"))?;
+        if (64..=4096).contains(&v) {
+            Ok(v)
         } else {
-            BONE_BODY
-        };
-        match body.shape {
-            Shape::Sphere => cell.circle(body.center, body.size.x, rgba),
-            Shape::Box => cell.cuboid(body.center, body.rotation, body.size, rgba),
-            Shape::Capsule => {
-                let half = body.rotation * Vec3::new(0.0, body.size.y * 0.5, 0.0);
-                cell.capsule(body.center - half, body.center + half, body.size.x, rgba);
-            }
-        }
-    }
-}
-
-/// Runs the command.
-pub fn run(args: &RenderArgs) -> Result<(), CliError> {
-    let ext = args
-        .out
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let gif = match ext.as_deref() {
-        Some("gif") => true,
-        Some("png") => false,
-        _ => {
-            return Err(bad_input(
-                &args.out,
-                "output must end in .gif (animation) or .png (contact sheet)",
-            ))
+            Err(bad("each side must be 64..=4096 pixels"))
         }
     };
-    if !(64..=1024).contains(&args.cell) {
-        return Err(bad_input(
-            Path::new("--cell"),
-            format!("must be 64..=1024, got {}", args.cell),
-        ));
+    match text.split_once(['x', 'X']) {
+        Some((w, h)) => Ok((side(w)?, side(h)?)),
+        None => side(text).map(|n| (n, n)),
     }
-    if !(args.fps.is_finite() && (1.0..=120.0).contains(&args.fps)) {
-        return Err(bad_input(
-            Path::new("--fps"),
-            format!("must be within 1..=120, got {:?}", args.fps),
-        ));
+}
+
+/// Parses `--views` (empty: `default`).
+fn parse_views(names: &[String], default: &[View]) -> Result<Vec<View>, CliError> {
+    if names.is_empty() {
+        return Ok(default.to_vec());
     }
-    let views = args
-        .views
+    let views = names
         .iter()
         .map(|v| {
             View::parse(v).ok_or_else(|| {
@@ -266,11 +183,56 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if views.is_empty() || views.len() > 3 {
+    if views.len() > 3 {
         return Err(bad_input(Path::new("--views"), "give one to three views"));
     }
+    Ok(views)
+}
+
+/// Runs the command.
+pub fn run(args: &RenderArgs) -> Result<(), CliError> {
+    let ext = args
+        .out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let kind = match ext.as_deref() {
+        Some("gif") => OutKind::Gif,
+        Some("png") => OutKind::Sheet,
+        Some("mp4" | "webm") => OutKind::Video,
+        _ => return Err(bad_input(
+            &args.out,
+            "output must end in .mp4 or .webm (video), .gif (animation) or .png (contact sheet)",
+        )),
+    };
+    let gif = kind == OutKind::Gif;
+    let (cell_w, cell_h) = match &args.size {
+        Some(t) => parse_size(t)?,
+        None if kind == OutKind::Video => (1280, 720),
+        None => (256, 256),
+    };
+    if kind != OutKind::Video && args.audio.is_some() {
+        return Err(bad_input(
+            Path::new("--audio"),
+            "is for videos (--out ….mp4 or ….webm)",
+        ));
+    }
+    if !(args.fps.is_finite() && (1.0..=120.0).contains(&args.fps)) {
+        return Err(bad_input(
+            Path::new("--fps"),
+            format!("must be within 1..=120, got {:?}", args.fps),
+        ));
+    }
+    let views = if kind == OutKind::Video {
+        parse_views(&args.views, &[View::Front])?
+    } else {
+        parse_views(&args.views, &[View::Front, View::Side])?
+    };
+    if kind == OutKind::Video {
+        return crate::commands::video::run(args, views, (cell_w, cell_h));
+    }
     let output = Output::create(&args.out)?;
-    let mut anim = Animator::new(&AnimSpec {
+    let spec = AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
         clip: args.clip,
@@ -278,7 +240,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         physics: args.physics,
         dynamic: args.dynamic.clone(),
         fps: args.fps,
-    })?;
+    };
+    let mut anim = Animator::new(&spec)?;
     let (a, b) = frame_range(args.frames.as_deref(), &anim)?;
     // With physics every frame from 0 is simulated.
     let evaluated = if args.physics { b } else { b - a };
@@ -293,15 +256,16 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
     };
     args.limits.memory(
         wanted.len() as u64 * anim.bone_count as u64 * 48
-            + u64::from(args.cell).pow(2) * 8 * views.len() as u64 * (CHUNK_PICTURES + 1),
+            + u64::from(cell_w) * u64::from(cell_h) * 8 * views.len() as u64 * (CHUNK_PICTURES + 1),
         "--frames",
     )?;
-    let meshes = if args.no_mesh {
-        None
-    } else {
-        Meshes::of(anim.model(), SkinMode::Linear)
-    };
-    let overlay = Overlay::parse(&args.overlay, meshes.is_some())?;
+    let painter = Painter::new(
+        &anim,
+        &args.model,
+        args.no_mesh,
+        args.no_outlines,
+        &args.overlay,
+    )?;
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -317,46 +281,21 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         frames.push((k, anim.frame(i)?));
         bar.inc(1);
     }
-    let mut bounds = bounds_of(frames.iter().map(|f| &f.1));
-    let style = MeshStyle {
-        outlines: !args.no_outlines,
-        background: Style::default().background,
+    // A GIF frames the frames it holds; a sheet frames its whole range, as a video of the
+    // range does.
+    let bounds = if gif {
+        painter.frame_bounds(frames.iter().map(|(k, f)| (*k, f)))?
+    } else {
+        crate::commands::video::framing(&spec, &painter, a, b, || {})?
     };
-    let painter = match &meshes {
-        Some(m) => {
-            let (textures, warnings) = render::load_textures(m);
-            for w in warnings {
-                eprintln!("sinew: warning: {}: {w}", args.model.display());
-            }
-            let mut p = MeshPainter::new(m.clone(), Arc::clone(&textures), style);
-            for (k, f) in &frames {
-                if let Some((lo, hi)) = p.bounds(*k, &f.world, &f.morphs)? {
-                    bounds.include(lo);
-                    bounds.include(hi);
-                }
-            }
-            Some((m.clone(), textures))
-        }
-        None => None,
-    };
-    let bounds = bounds.padded(0.04);
     let layout = Layout {
         views,
-        cell: args.cell,
+        cell: (cell_w, cell_h),
         mirror_z: anim.model().kind() == sinew_character::ModelKind::Mmd,
     };
-    let parents = anim.parents().to_vec();
-    let init = || {
-        painter
-            .as_ref()
-            .map(|(m, t)| MeshPainter::new(m.clone(), Arc::clone(t), style))
-    };
+    let init = || painter.worker();
     let draw_frame = |p: &mut Option<MeshPainter>, cell: &mut Cell<'_>, f: &(usize, Posed)| {
-        if let Some(p) = p.as_mut() {
-            p.paint(cell, f.0, &f.1.world, &f.1.morphs)?;
-        }
-        draw(cell, &f.1, &parents, overlay);
-        Ok(())
+        painter.draw(p, cell, f.0, &f.1)
     };
     bar.set_message("draw");
     if gif {
@@ -386,7 +325,7 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         if frames.len() == 1 { "" } else { "s" },
         args.fps,
         if args.physics { ", physics on" } else { "" },
-        if meshes.is_some() { ", mesh" } else { "" }
+        if painter.has_mesh() { ", mesh" } else { "" }
     );
     Ok(())
 }

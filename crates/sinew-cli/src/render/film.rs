@@ -18,7 +18,7 @@ pub struct Layout {
     /// Views, at least one.
     pub views: Vec<View>,
     /// Width and height of one view in pixels.
-    pub cell: u32,
+    pub cell: (u32, u32),
     /// Mirror world z (MMD's left-handed model space into the right-handed display).
     pub mirror_z: bool,
 }
@@ -28,16 +28,46 @@ impl Layout {
     pub fn front_side(cell: u32) -> Self {
         Self {
             views: vec![View::Front, View::Side],
-            cell,
+            cell: (cell, cell),
             mirror_z: false,
         }
     }
 }
 
 /// Frames drawn in parallel before they are encoded (bounds the pictures held at once).
-const CHUNK: usize = 32;
+pub const CHUNK: usize = 32;
 
-/// Writes `frames` as a looping GIF, `views × cell` by `cell` pixels.
+impl Layout {
+    /// Width and height of one picture (the views side by side).
+    pub fn picture_size(&self) -> (u32, u32) {
+        (self.views.len().max(1) as u32 * self.cell.0, self.cell.1)
+    }
+}
+
+/// Draws `frames` in parallel (rayon, a per-thread state from `init`), one picture each with
+/// the views side by side; the pictures come back in order.
+pub fn draw_pictures<F: Sync, S>(
+    frames: &[F],
+    bounds: &Bounds,
+    layout: &Layout,
+    init: impl Fn() -> S + Sync + Send,
+    draw: impl Fn(&mut S, &mut Cell<'_>, &F) -> Result<(), CliError> + Sync + Send,
+) -> Vec<Result<Pixmap, CliError>> {
+    let views = layout.views.len().max(1) as u32;
+    frames
+        .par_iter()
+        .map_init(&init, |state, f| {
+            let mut sheet = Sheet::new(views, 1, layout.cell.0, layout.cell.1, Style::default())?;
+            for (k, &view) in layout.views.iter().enumerate() {
+                let mut c = sheet.cell_mirrored(k as u32, view, bounds, layout.mirror_z);
+                draw(state, &mut c, f)?;
+            }
+            Ok(sheet.into_pixmap())
+        })
+        .collect()
+}
+
+/// Writes `frames` as a looping GIF, one picture of [`Layout::picture_size`] each.
 #[allow(clippy::too_many_arguments)]
 pub fn write_gif<F: Sync, S>(
     path: &Path,
@@ -49,22 +79,11 @@ pub fn write_gif<F: Sync, S>(
     draw: impl Fn(&mut S, &mut Cell<'_>, &F) -> Result<(), CliError> + Sync + Send,
     mut progress: impl FnMut(),
 ) -> Result<(), CliError> {
-    let views = layout.views.len().max(1) as u32;
-    let mut gif = GifWriter::create(path, views * layout.cell, layout.cell)?;
+    let (w, h) = layout.picture_size();
+    let mut gif = GifWriter::create(path, w, h)?;
     let delay = (100.0 / fps).round().clamp(2.0, 65535.0) as u16;
     for chunk in frames.chunks(CHUNK) {
-        let pictures: Vec<Result<Pixmap, CliError>> = chunk
-            .par_iter()
-            .map_init(&init, |state, f| {
-                let mut sheet = Sheet::new(views, 1, layout.cell, layout.cell, Style::default())?;
-                for (k, &view) in layout.views.iter().enumerate() {
-                    let mut c = sheet.cell_mirrored(k as u32, view, bounds, layout.mirror_z);
-                    draw(state, &mut c, f)?;
-                }
-                Ok(sheet.into_pixmap())
-            })
-            .collect();
-        for p in pictures {
+        for p in draw_pictures(chunk, bounds, layout, &init, &draw) {
             gif.add(&p?, delay)?;
             progress();
         }
@@ -91,7 +110,7 @@ pub fn write_sheet<F, S>(
 ) -> Result<(), CliError> {
     let cols = picks.len().max(1) as u32;
     let rows = layout.views.len().max(1) as u32;
-    let mut sheet = Sheet::new(cols, rows, layout.cell, layout.cell, Style::default())?;
+    let mut sheet = Sheet::new(cols, rows, layout.cell.0, layout.cell.1, Style::default())?;
     let mut state = init();
     for (col, &i) in picks.iter().enumerate() {
         for (row, &view) in layout.views.iter().enumerate() {

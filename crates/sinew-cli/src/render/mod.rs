@@ -9,10 +9,12 @@ mod film;
 mod gif;
 mod mesh;
 mod sheet;
+mod video;
 mod view;
 
-pub use film::{picks, write_gif, write_sheet, Layout};
+pub use film::{draw_pictures, picks, write_gif, write_sheet, Layout, CHUNK};
 pub use gif::GifWriter;
-pub use mesh::{load_textures, MeshPainter, MeshStyle};
+pub use mesh::{load_textures, MeshPainter, MeshStyle, Textures};
 pub use sheet::{Cell, Sheet, Style};
+pub use video::{check_wav, ffmpeg_available, VideoWriter, FFMPEG_HINT};
 pub use view::{Bounds, View};

@@ -90,9 +90,10 @@ impl Sheet {
             (index % self.cols) * self.cell_w,
             (index / self.cols) * self.cell_h,
         );
-        let lo = view.project(bounds.min);
-        let hi = view.project(bounds.max);
-        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let (lo, hi) = (bounds.corners().iter()).fold(
+            (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+            |(lo, hi), &c| (lo.min(view.project(c)), hi.max(view.project(c))),
+        );
         let size = (hi - lo).max(Vec2::splat(1e-6));
         let margin = 6.0;
         let scale = ((self.cell_w as f32 - 2.0 * margin) / size.x)
@@ -134,6 +135,51 @@ impl Sheet {
         }
     }
 
+    /// The cell at grid index `index` showing the sphere of `radius` around `center` (display
+    /// space after the z mirror) in `view`, as large as the cell's shorter side allows: a
+    /// framing that keeps its scale whichever way the view turns (the viewer's orbit).
+    pub fn cell_around(
+        &mut self,
+        index: u32,
+        view: View,
+        center: Vec3,
+        radius: f32,
+        mirror_z: bool,
+    ) -> Cell<'_> {
+        let mirror = if mirror_z {
+            Vec3::new(1.0, 1.0, -1.0)
+        } else {
+            Vec3::ONE
+        };
+        let radius = if radius.is_finite() && radius > 0.0 {
+            radius
+        } else {
+            1.0
+        };
+        let (cx, cy) = (
+            (index % self.cols) * self.cell_w,
+            (index / self.cols) * self.cell_h,
+        );
+        let scale = self.cell_w.min(self.cell_h) as f32 * 0.5 / radius;
+        let c = center * mirror;
+        let toward = view.toward_viewer().dot(c);
+        Cell {
+            pixmap: &mut self.pixmap,
+            style: self.style,
+            view,
+            center: view.project(c),
+            origin: Vec2::new(
+                cx as f32 + self.cell_w as f32 * 0.5,
+                cy as f32 + self.cell_h as f32 * 0.5,
+            ),
+            scale,
+            mirror,
+            rect: (cx, cy, self.cell_w, self.cell_h),
+            // The sphere, and some room, in front of and behind the centre.
+            depth: (toward - 1.5 * radius, toward + 1.5 * radius),
+        }
+    }
+
     /// The pixels, owned.
     pub fn into_pixmap(self) -> Pixmap {
         self.pixmap
@@ -158,14 +204,8 @@ impl Sheet {
 
 /// The extent of `bounds` along `dir` (over its eight corners).
 fn depth_range(bounds: &Bounds, dir: Vec3) -> (f32, f32) {
-    (0..8).fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), i| {
-        let pick = |bit: usize, a: f32, b: f32| if i & bit == 0 { a } else { b };
-        let corner = Vec3::new(
-            pick(1, bounds.min.x, bounds.max.x),
-            pick(2, bounds.min.y, bounds.max.y),
-            pick(4, bounds.min.z, bounds.max.z),
-        );
-        let d = corner.dot(dir);
+    (bounds.corners().iter()).fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), c| {
+        let d = c.dot(dir);
         (lo.min(d), hi.max(d))
     })
 }
@@ -262,12 +302,13 @@ impl Cell<'_> {
         let toward = self.view.toward_viewer();
         let (d0, d1) = self.depth;
         let reach = (d1 - d0).abs().max(1e-3);
-        let target = self.view.right() * c2.x + Vec3::Y * c2.y + toward * (d0 + d1) * 0.5;
+        let up = self.view.up();
+        let target = self.view.right() * c2.x + up * c2.y + toward * (d0 + d1) * 0.5;
         let eye = target + toward * (reach * 2.0 + 1.0);
         sinew_raster::Camera::orthographic(
             eye,
             target,
-            Vec3::Y,
+            up,
             h * 0.5 / self.scale,
             w / h,
             reach * 0.5,
