@@ -78,12 +78,26 @@ pub fn run(spec: &ViewSpec) -> Result<(), CliError> {
         }
         None => None,
     };
+    let unset = |v: &str| std::env::var_os(v).is_none_or(|s| s.is_empty());
+    if unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("WAYLAND_SOCKET") {
+        return Err(bad_input(
+            std::path::Path::new("DISPLAY"),
+            "not set, nor WAYLAND_DISPLAY: the viewer needs a window system (run it on a desktop, or under Xvfb)",
+        ));
+    }
     let event_loop = EventLoop::<app::Event>::with_user_event()
         .build()
         .map_err(|e| {
+            // winit prefixes its source location ("os error at …: "): the reason is the rest.
+            let text = e.to_string();
+            let reason = match text.rsplit_once(": ") {
+                Some((_, r)) if text.starts_with("os error at") => r.to_owned(),
+                _ => text.clone(),
+            };
+            let display = std::env::var("DISPLAY").unwrap_or_default();
             bad_input(
-                std::path::Path::new("sinew view"),
-                format!("needs a window system: {e} (run it on a desktop, or under Xvfb)"),
+                std::path::Path::new("DISPLAY"),
+                format!("{reason} ({display:?}): the viewer needs a window system"),
             )
         })?;
     let threads = if spec.threads == 0 {
