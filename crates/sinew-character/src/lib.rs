@@ -66,3 +66,9 @@ pub use model::{
 };
 pub use motion::{IkKeys, Motion};
 pub use pose_file::{ChainSpec, PoseBone, PoseFile, PoseTarget};
+
+/// The workspace README's Rust block, compiled as a doctest (`examples/readme.rs` of
+/// `sinew-examples` is the same program, run by CI from the workspace root).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,6 +1,6 @@
-//! One character, the README's first library example: miku_v2 dancing wavefile_v2 with physics,
-//! three seconds played, then one skinned vertex, a bone's world and skinning matrix. The same
-//! lines play a `.glb` and its first clip when given one:
+//! One character: miku_v2 dancing wavefile_v2 with physics (the README's snippet, `readme.rs`,
+//! grown), three seconds played, then one skinned vertex, a few bones' world and skinning
+//! matrices. The same lines play a `.glb` and its first clip when given one:
 //!
 //! `cargo run -p sinew-examples --example character [MODEL [MOTION]]` (the shared miku_v2 and
 //! wavefile_v2 by default).
@@ -22,7 +22,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (pmd, Some(vmd))
         }
     };
-    // README snippet: from here ...
     let model = CharacterModel::load(&model_path)?;
     let dance = match &motion_path {
         Some(vmd) => model.load_motion(vmd)?,
@@ -30,19 +29,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut character = Character::new(&model);
     character.play(&dance);
-    if model.model().dynamics().physics().bodies().is_empty()
-        || model.model().dynamics().physics().profile_required()
-    {
-        println!("(no physics table to enable)");
-    } else {
-        character.enable_physics()?;
+    // MMD: the model's rigid bodies; glTF: the chains named like hair, tail, skirt, ….
+    if let Err(e) = character.enable_physics_on_chains(&[]) {
+        println!("(physics off: {e})");
     }
     for _ in 0..90 {
         character.advance(1.0 / 30.0)?;
     }
     let vertex = character.skinned_mesh(0)?.positions()[0];
     println!("vertex 0 after 3 s: {vertex}");
-    // ... to here.
     let mut skin = vec![glam::Affine3A::IDENTITY; model.skeleton().len()];
     character.skin_matrices(&mut skin);
     for name in ["センター", "頭", "左手首", "右足首"] {

@@ -5,6 +5,7 @@
 //!
 //! | example | shows |
 //! |---|---|
+//! | `readme` | the README's snippet: miku_v2 dancing with physics, one skinned vertex (run from the workspace root) |
 //! | `character` | a model (miku_v2, or any `.pmx`/`.pmd`/`.glb` given) playing its motion with physics through one `Character`: a skinned vertex, world and skin matrices |
 //! | `gltf_ik_targets` | a glTF skeleton with a two-bone chain added, an IK target, residuals |
 //! | `custom_reader` | a `SkeletonDynamicsReader` for a home-made text format |
@@ -13,6 +14,7 @@
 //! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
 //! | `soa_crowd_pipeline` | `SoaPose`: a few characters sampled, cross-faded and evaluated per frame; same bits as the `[Transform]` path |
 //! | `character_bytes` | bytes per MMD character (staged, bone by bone, with physics, skinned) |
+//! | `frames_to_array` | frames evaluated into one flat `[frames, bones, 4, 4]` array, timed (the Rust side of the Python overhead measurement) |
 //! | `instance_goals` | goals on a walking humanoid's arms: two recoils adding up, a reach and a look-at resolved by the default and the strict-priority arbiter, residuals |
 //!
 //! Examples that need the shared assets look in `<CARGO_MANIFEST_DIR>/../../../shared/assets`
