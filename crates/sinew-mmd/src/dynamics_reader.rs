@@ -433,6 +433,41 @@ pub(crate) fn read_constraints(
     Ok(())
 }
 
+/// Each file body's mode as MMD runtimes simulate it: a "physics + bone position" body
+/// (`DynamicWithBonePosition`) jointed to a simulated body on its bone's parent is simulated
+/// as a plain dynamic body (its bone takes the body's position too), as babylon-mmd's Bullet
+/// physics resolves it, joint by joint in file order. (Only its chain's first body, hanging
+/// from a bone that follows the animation, keeps the animated position.) With joints that
+/// allow no translation the two modes barely differ; with translation freedom (ties and
+/// skirts on translation springs) the chain hangs by that freedom.
+pub(crate) fn resolved_modes(model: &MmdModel) -> Vec<PhysicsMode> {
+    let mut modes: Vec<PhysicsMode> = model.rigid_bodies.iter().map(|r| r.mode).collect();
+    let n = modes.len() as i64;
+    let parent_of = |body: usize| {
+        model.rigid_bodies[body]
+            .bone
+            .and_then(|b| model.bones().get(b).and_then(|bone| bone.parent))
+    };
+    for j in &model.joints {
+        if !(0..n).contains(&j.body_a) || !(0..n).contains(&j.body_b) || j.body_a == j.body_b {
+            continue;
+        }
+        let (a, b) = (j.body_a as usize, j.body_b as usize);
+        let hangs_from = |child: usize, parent: usize| {
+            parent_of(child).is_some_and(|p| Some(p) == model.rigid_bodies[parent].bone)
+        };
+        let with_bone = PhysicsMode::DynamicWithBonePosition;
+        if modes[a] != PhysicsMode::FollowBone && modes[b] == with_bone {
+            if hangs_from(b, a) {
+                modes[b] = PhysicsMode::Dynamic;
+            }
+        } else if modes[b] != PhysicsMode::FollowBone && modes[a] == with_bone && hangs_from(a, b) {
+            modes[a] = PhysicsMode::Dynamic;
+        }
+    }
+    modes
+}
+
 /// Converts the rigid body and joint tables. A body or joint whose values the table refuses
 /// (non-finite, an orientation that overflows) is left out with a note in `report`, joints on a
 /// body left out with it, so a broken body never costs the model its bones.
@@ -450,7 +485,8 @@ pub fn read_physics(
     // Per file body: its index in the table (a body whose values the table refuses is left
     // out, and the joints on it with it).
     let mut table_index: Vec<Option<usize>> = Vec::with_capacity(model.rigid_bodies.len());
-    for r in &model.rigid_bodies {
+    let modes = resolved_modes(model);
+    for (r, mode) in model.rigid_bodies.iter().zip(&modes) {
         if r.size.min_element() < 0.0 {
             report.notes.push(format!(
                 "rigid body \"{}\": negative size {} read as its absolute value",
@@ -478,7 +514,7 @@ pub fn read_physics(
             angular_damping: r.angular_damping,
             restitution: r.restitution,
             friction: r.friction,
-            mode: match r.mode {
+            mode: match mode {
                 PhysicsMode::FollowBone => BodyMode::Kinematic,
                 PhysicsMode::Dynamic => BodyMode::Dynamic,
                 PhysicsMode::DynamicWithBonePosition => BodyMode::DynamicRotation,

@@ -477,3 +477,52 @@ fn renamed_duplicates_do_not_collide_with_given_names() {
     assert_eq!(names.len(), 4, "{names:?}");
     assert!(has_warning(&model, "renamed"));
 }
+
+/// A "physics + bone position" body jointed to a simulated body on its bone's parent is
+/// simulated as a plain dynamic body (its bone takes the body's position), as babylon-mmd's
+/// Bullet physics resolves it; the first body of the chain, under a body that follows its bone,
+/// keeps the bone's position, and so does one jointed to a body that is not on its parent.
+#[test]
+fn physics_with_bone_position_under_a_simulated_parent_is_simulated() {
+    use sinew::dynamics::BodyMode;
+    let mut p = pmx(chain(5));
+    p.rigid_bodies = vec![
+        body("root", 0, PhysicsMode::FollowBone),
+        body("t1", 1, PhysicsMode::DynamicWithBonePosition),
+        body("t2", 2, PhysicsMode::DynamicWithBonePosition),
+        body("t3", 3, PhysicsMode::DynamicWithBonePosition),
+        body("skip", 4, PhysicsMode::DynamicWithBonePosition),
+    ];
+    let joint = |a: i32, b: i32| PmxJoint {
+        name: format!("j{a}{b}"),
+        name_en: String::new(),
+        kind: PmxJointKind::Spring6Dof,
+        body_a: a,
+        body_b: b,
+        position: Vec3::ZERO,
+        rotation: Vec3::ZERO,
+        linear_lower: Vec3::splat(-0.5),
+        linear_upper: Vec3::splat(0.5),
+        angular_lower: Vec3::ZERO,
+        angular_upper: Vec3::ZERO,
+        spring_linear: Vec3::splat(100.0),
+        spring_angular: Vec3::ZERO,
+    };
+    // root–t1, t1–t2, t3–t2 (the parent second), t2–skip (b4's parent is b3, not b2).
+    p.joints = vec![joint(0, 1), joint(1, 2), joint(3, 2), joint(2, 4)];
+    let model = load_and_evaluate(&p).unwrap();
+    let definitions = model.definitions(MmdOrder::Staged).unwrap();
+    let modes: Vec<BodyMode> = (definitions.model().dynamics().physics().bodies().iter())
+        .map(|b| b.desc().mode)
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            BodyMode::Kinematic,
+            BodyMode::DynamicRotation,
+            BodyMode::Dynamic,
+            BodyMode::Dynamic,
+            BodyMode::DynamicRotation,
+        ]
+    );
+}
