@@ -23,15 +23,15 @@ for (let i = 2; i < process.argv.length; i++) {
 const criterionDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(A.repo, 'target'), 'criterion');
 
 // sinew's side: criterion benches (crate, bench target, filter, full id) per workload.
-// A workload may have several sinew rows (`label`): the MMD frame through the generic
-// SkeletonInstance in stages (what MmdInstance and the tools use for miku_v2) and bone by bone
-// in MMD's evaluation order (MmdInstance::set_bone_by_bone).
+// A workload may have several sinew rows (`label`): the MMD frame through one `Character` in
+// stages (what sinew runs for miku_v2 and every model without a `StagedGap`) and bone by bone in
+// MMD's evaluation order (what it runs for a model with gaps).
 const SINEW = [
-  { workload: 'mmd-frame', label: 'SkeletonInstance', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
-    id: 'frame/miku_v2 + wavefile_v2 through SkeletonInstance, sample + IK + append, advancing 1 frame', unit: 'µs/frame' },
-  { workload: 'mmd-frame', label: 'bone by bone', crate: 'sinew-mmd', bench: 'mmd', filter: 'advancing 1 frame',
-    id: 'frame/miku_v2 + wavefile_v2, sample + IK + append (full), advancing 1 frame', unit: 'µs/frame' },
-  { workload: 'mmd-frame-physics', crate: 'sinew-physics', bench: 'physics', filter: 'mmd_frame_with_physics',
+  { workload: 'mmd-frame', label: 'Character, staged', crate: 'sinew-character', bench: 'character', filter: 'advancing 1 frame',
+    id: 'frame/miku_v2 + wavefile_v2 Character, sample + morphs + IK + append, advancing 1 frame', unit: 'µs/frame' },
+  { workload: 'mmd-frame', label: 'Character, bone by bone', crate: 'sinew-character', bench: 'character', filter: 'advancing 1 frame',
+    id: 'frame/miku_v2 + wavefile_v2 Character bone by bone, sample + morphs + IK + append, advancing 1 frame', unit: 'µs/frame' },
+  { workload: 'mmd-frame-physics', crate: 'sinew-character', bench: 'character', filter: 'mmd_frame_with_physics',
     id: 'mmd_frame_with_physics_miku_v2_wavefile_30fps_2x60hz', unit: 'µs/frame' },
   // The CCD cases one chain at a time (`solve_ccd`), and all 1,024 chains pushed into one
   // `CcdBatch` and solved in SIMD lanes (the same bits per chain); a batch row's time is the
