@@ -17,5 +17,8 @@ fn the_readme_snippet_is_the_example() {
         .collect();
     assert_eq!(blocks.len(), 1, "one Rust block in the README");
     assert_eq!(blocks[0], example, "README snippet vs examples/readme.rs");
-    assert!(example.lines().count() <= 20, "the snippet is at most 20 lines");
+    assert!(
+        example.lines().count() <= 20,
+        "the snippet is at most 20 lines"
+    );
 }
