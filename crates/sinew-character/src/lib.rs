@@ -20,6 +20,9 @@
 //!  world() / skin_matrices() / skinned_mesh(i)              for any renderer, baker, server
 //! ```
 //!
+//! A [`Crowd`] is many characters of one model, each at its own phase of a motion, evaluated
+//! in parallel (rayon) frame by frame.
+//!
 //! One bone order inside: the skeleton's. File indices (an MMD file's bone order) appear only
 //! at the edges ([`CharacterModel::bone_of_source`], a mesh's joint list).
 //!
@@ -48,6 +51,7 @@
 
 mod bake;
 mod character;
+mod crowd;
 mod error;
 mod mesh;
 mod mixer;
@@ -57,6 +61,7 @@ mod pose_file;
 
 pub use bake::{bake_glb, glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
 pub use character::Character;
+pub use crowd::Crowd;
 pub use error::CharacterError;
 pub use mesh::CharacterMesh;
 pub use mixer::{LayerId, MAX_LAYERS};

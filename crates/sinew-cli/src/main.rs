@@ -9,6 +9,7 @@
 //! * `sinew view MODEL …` — the model played in a window in real time.
 //! * `sinew skin MODEL … --json OUT` — skinned, morphed vertices in the oracle's schema.
 //! * `sinew bench` — the library's standard workloads, timed.
+//! * `sinew crowd MODEL --motion M --count N [--physics]` — many dancers at once, timed.
 //! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
 //!
 //! Errors are one line naming what is wrong; exit code 2 for bad input, 1 for internal failures.
@@ -57,6 +58,8 @@ enum Command {
     Render(commands::render::RenderArgs),
     /// Time the library's standard workloads.
     Bench(commands::bench::BenchArgs),
+    /// Play many characters of one model at once and time the frames (a stadium of dancers).
+    Crowd(commands::crowd::CrowdArgs),
     /// Play a model in a window in real time (keys: space, left/right, home, P, B, R, F).
     View(commands::view::ViewArgs),
     /// Skin a model's mesh at frames and write the vertices as JSON (three.js oracle schema).
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Pose(args) => commands::pose::run(&args),
         Command::Render(args) => commands::render::run(&args),
         Command::Bench(args) => commands::bench::run(&args),
+        Command::Crowd(args) => commands::crowd::run(&args),
         Command::Bake(args) => commands::bake::run(&args),
         Command::Skin(args) => commands::skin::run(&args),
         Command::View(args) => commands::view::run(&args),

@@ -787,6 +787,130 @@ fn bench_quick_reports_every_workload() {
         .stdout(predicate::str::contains("crowd"));
 }
 
+// ---------------------------------------------------------------- crowd
+
+/// Drawn pixels of the grid cell at (x0, y0), `w` × `h`: (count, top row, bottom row, a hash of
+/// where they are).
+fn cell_pixels(
+    px: &[u8],
+    width: usize,
+    channels: usize,
+    (x0, y0, w, h): (usize, usize, usize, usize),
+) -> (usize, usize, usize, u64) {
+    let (mut n, mut top, mut bottom, mut hash) = (0, usize::MAX, 0, 0u64);
+    for y in 0..h {
+        for x in 0..w {
+            let i = ((y0 + y) * width + x0 + x) * channels;
+            if drawn([px[i], px[i + 1], px[i + 2]]) {
+                n += 1;
+                top = top.min(y);
+                bottom = bottom.max(y);
+                hash = hash.wrapping_mul(31).wrapping_add((y * w + x) as u64);
+            }
+        }
+    }
+    (n, top, bottom, hash)
+}
+
+#[test]
+fn crowd_times_dancers_and_draws_the_grid() {
+    let dir = temp("crowd");
+    fails_with(
+        sinew().arg("crowd").arg(dir.join("absent.pmx")),
+        &["absent.pmx"],
+    );
+    let (Some(miku), Some(vmd)) = (asset(MIKU), asset(WAVEFILE)) else {
+        return;
+    };
+    for (flag, value, needle) in [
+        ("--count", "0", "--count"),
+        ("--count", "1000000", "--count"),
+        ("--frames", "0", "--frames"),
+    ] {
+        fails_with(
+            sinew()
+                .arg("crowd")
+                .arg(&miku)
+                .arg("--motion")
+                .arg(&vmd)
+                .args([flag, value]),
+            &[needle],
+        );
+    }
+    fails_with(
+        sinew()
+            .arg("crowd")
+            .arg(&miku)
+            .arg("--motion")
+            .arg(dir.join("absent.vmd")),
+        &["absent.vmd"],
+    );
+    let png = dir.join("grid.png");
+    let out = sinew()
+        .arg("crowd")
+        .arg(&miku)
+        .arg("--motion")
+        .arg(&vmd)
+        .args([
+            "--count",
+            "12",
+            "--frames",
+            "3",
+            "--physics",
+            "--scaling",
+            "--threads",
+            "2",
+        ])
+        .arg("--out")
+        .arg(&png)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The scaling rows: 1, 10 and 12 dancers, each with a finite frame time.
+    for count in ["| 1 |", "| 10 |", "| 12 |"] {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(count))
+            .unwrap_or_else(|| panic!("{count}: {text}"));
+        let ms: f64 = row
+            .split('|')
+            .nth(2)
+            .unwrap()
+            .trim()
+            .trim_end_matches(" ms")
+            .parse()
+            .unwrap();
+        assert!(ms.is_finite() && ms > 0.0, "{row}");
+    }
+    assert!(
+        text.contains("with physics") && text.contains("per dancer"),
+        "{text}"
+    );
+    // 12 dancers: a grid of 10 + 2 cells (160 x 240), every dancer drawn head to foot, and
+    // dancers at different phases in different poses.
+    let (w, h, channels, px) = decode_png(&png);
+    assert_eq!((w, h), (1600, 480));
+    let mut hashes = Vec::new();
+    for k in 0..12 {
+        let rect = ((k % 10) * 160, (k / 10) * 240, 160, 240);
+        let (n, top, bottom, hash) = cell_pixels(&px, w, channels, rect);
+        assert!(n > 1500, "dancer {k}: {n} pixels");
+        let span = (bottom - top) as f32 / 240.0;
+        assert!(
+            (0.5..=1.0).contains(&span),
+            "dancer {k}: spans {span} of the cell"
+        );
+        hashes.push(hash);
+    }
+    let (n, ..) = cell_pixels(&px, w, channels, (2 * 160, 240, 160, 240));
+    assert_eq!(n, 0, "the cell past the last dancer is empty");
+    hashes.sort_unstable();
+    hashes.dedup();
+    assert!(hashes.len() >= 10, "{} distinct poses of 12", hashes.len());
+}
+
 // ---------------------------------------------------------------- bake
 
 #[test]

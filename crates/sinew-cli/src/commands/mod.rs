@@ -2,6 +2,7 @@
 
 pub mod bake;
 pub mod bench;
+pub mod crowd;
 pub mod demo;
 pub mod inspect;
 pub mod pose;
