@@ -3,10 +3,10 @@
 //! contact points, the joint and contact rows solved together (see `six_dof`), and, after
 //! rapier integrates, the optional joint projection.
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use super::Ragdoll;
-use crate::six_dof::{BodyState, ContactPoint, SixDof};
+use crate::six_dof::{BodyState, ContactPoint, SixDof, SPLIT_TURN_ERP};
 use crate::world::{from_r, mmd_collides, to_r, Rigid};
 
 /// How close two bodies come before they get a contact (Bullet's default collision margin,
@@ -21,8 +21,8 @@ const ADDITIONAL_DAMPING_FACTOR: f32 = 0.005;
 /// Below its damping value, a speed also loses this much per step (Bullet's fixed constant).
 const ADDITIONAL_DAMPING_STEP: f32 = 0.005;
 
-/// Bullet's damping of one step, applied to velocities that already include this step's
-/// gravity (`btRigidBody::applyDamping`): `v·(1 − d)^dt`, then the additional damping. Its
+/// Bullet's damping of one step, applied to the velocities the step starts with, before this
+/// step's gravity (`btRigidBody::applyDamping`): `v·(1 − d)^dt`, then the additional damping. Its
 /// speed thresholds are Bullet's in definition units (MMD's), so linear ones scale with the
 /// simulation's length scale `ls` (angular speeds do not depend on units).
 fn bullet_damp(v: Vec3, w: Vec3, (dl, da): (f32, f32), dt: f32, ls: f32) -> (Vec3, Vec3) {
@@ -130,11 +130,14 @@ impl Ragdoll {
                     inv_inertia: Mat3::ZERO,
                 }
             } else {
-                let mut v = from_r(rb.linvel()) + self.gravity * h;
+                // Bullet damps the velocities a step starts with, then the solver adds the
+                // step's gravity (`predictUnconstraintMotion`, then the solver's body setup).
+                let mut v = from_r(rb.linvel());
                 let mut w = from_r(rb.angvel());
                 if self.options.bullet_damping {
                     (v, w) = bullet_damp(v, w, b.damping, h, self.length_scale);
                 }
+                v += self.gravity * h;
                 let rot = Mat3::from_quat(pose.r);
                 BodyState {
                     pose,
@@ -160,11 +163,25 @@ impl Ragdoll {
             h,
             self.options.solver_iterations,
         );
-        for (b, st) in self.bodies.iter().zip(&self.states) {
+        let pushes = self.solver.pushes();
+        for (i, (b, st)) in self.bodies.iter().zip(&self.states).enumerate() {
             if !b.driven && st.v.is_finite() && st.w.is_finite() {
                 let rb = &mut self.world.bodies[b.handle];
                 rb.set_linvel(to_r(st.v), true);
                 rb.set_angvel(to_r(st.w), true);
+                // A deep contact's push-out moves the body before rapier integrates (Bullet
+                // writes the split impulse into the transform, then integrates velocities).
+                if let Some(&(p, t)) = pushes.get(i) {
+                    let (p, t) = (Vec3::from(p) * h, Vec3::from(t) * (SPLIT_TURN_ERP * h));
+                    if (p != Vec3::ZERO || t != Vec3::ZERO) && p.is_finite() && t.is_finite() {
+                        let pose = Rigid::from_r(rb.position());
+                        let moved = Rigid::new(
+                            pose.t + p,
+                            (Quat::from_scaled_axis(t) * pose.r).normalize(),
+                        );
+                        rb.set_position(moved.to_r(), true);
+                    }
+                }
             }
         }
     }

@@ -201,3 +201,183 @@ fn bullet_inertias() {
     let c = capsule_inertia(12.0, 0.5, 1.0);
     assert_eq!(c, box_inertia(12.0, Vec3::new(0.5, 1.0, 0.5)));
 }
+
+/// B hanging under a fixed A, moved by `t` from its rest place and turned by `q` about the
+/// joint point (0, −1, 0).
+fn hanging(t: Vec3, q: Quat) -> [BodyState; 2] {
+    let mut b = [body(Vec3::ZERO, 0.0), body(Vec3::ZERO, 1.0)];
+    b[1].pose = Rigid::new(
+        Vec3::new(0.0, -1.0, 0.0) + t + q * Vec3::new(0.0, -1.0, 0.0),
+        q,
+    );
+    b
+}
+
+/// The anchor of B's velocity (the rate of the joint's linear values along frame A's axes).
+fn anchor_velocity(b: &[BodyState; 2]) -> Vec3 {
+    let r = b[1].pose.r * Vec3::new(0.0, 1.0, 0.0);
+    b[1].v + b[1].w.cross(r)
+}
+
+#[test]
+fn every_translation_axis_limits_locks_frees_and_springs() {
+    let h = 1.0 / 60.0;
+    for axis in 0..3 {
+        let e = Vec3::AXES[axis];
+        // Free rotations: only the linear rows act.
+        let mut j = joint(Vec3::ONE, -Vec3::ONE);
+        // Limited ±0.5 on this axis, locked on the others (A axis exactly at its value has no
+        // row: the others sit at 0).
+        j.lin_lo = -0.5 * e;
+        j.lin_hi = 0.5 * e;
+        let solve = |j: &SixDof, x: f32| {
+            let mut b = hanging(x * e, Quat::IDENTITY);
+            JointSolver::default().solve(&[*j], &[], &mut b, h, ITERATIONS);
+            anchor_velocity(&b).dot(e)
+        };
+        // Inside the range nothing moves; past it, back by ERP of the excess a step.
+        assert!(solve(&j, 0.3).abs() < 1e-5, "axis {axis}");
+        let v = solve(&j, 0.7);
+        assert!((v + STOP_ERP * 0.2 / h).abs() < 1e-3, "axis {axis}: {v}");
+        let v = solve(&j, -0.8);
+        assert!((v - STOP_ERP * 0.3 / h).abs() < 1e-3, "axis {axis}: {v}");
+        // Locked (lo == hi): pulled back from either side.
+        let mut locked = j;
+        locked.lin_lo = Vec3::ZERO;
+        locked.lin_hi = Vec3::ZERO;
+        let v = solve(&locked, 0.1);
+        assert!((v + STOP_ERP * 0.1 / h).abs() < 1e-3, "axis {axis}: {v}");
+        // Free (lo > hi): never held.
+        let mut free = j;
+        free.lin_lo = 0.5 * e;
+        free.lin_hi = -0.5 * e;
+        assert!(solve(&free, 3.0).abs() < 1e-5, "axis {axis}");
+        // A spring inside the range: toward 0 at Bullet's motor speed fps / iterations · k·δ,
+        // its impulse capped at k·δ / fps; that impulse at the anchor (lever (0, 1, 0), unit
+        // mass, inertia 0.1) moves it at cap · (1/m + |r × e|² / I).
+        let mut sprung = j;
+        sprung.lin_k = 40.0 * e;
+        let v = solve(&sprung, 0.25);
+        let cap = 40.0 * 0.25 * h;
+        let reach = 1.0 + Vec3::Y.cross(e).length_squared() / sphere_inertia(1.0, 0.5).x;
+        assert!(
+            (v + cap * reach).abs() < 1e-4,
+            "axis {axis}: {v} (cap {cap})"
+        );
+    }
+}
+
+#[test]
+fn every_rotation_axis_limits_and_springs() {
+    let h = 1.0 / 60.0;
+    for axis in 0..3 {
+        let e = Vec3::AXES[axis];
+        // Turned by −0.3 about `axis` is Bullet's angle +0.3 (A seen from B), past hi = 0.2.
+        let q = Quat::from_axis_angle(e, -0.3);
+        let j = joint(Vec3::splat(-0.2), Vec3::splat(0.2));
+        let angle = SixDof::angles(&j.frame_a, &Rigid::new(Vec3::ZERO, q).mul(j.frame_b));
+        assert!((angle[axis] - 0.3).abs() < 1e-5, "axis {axis}: {angle}");
+        let mut b = hanging(Vec3::ZERO, q);
+        JointSolver::default().solve(&[j], &[], &mut b, h, ITERATIONS);
+        // The angle's rate, d(angle)/dt = −ω_B along the axis, is −ERP · 0.1 · fps (B is 1e-5
+        // off nowhere: the rate axes are the frame's own).
+        let rate = -b[1].w.dot(e);
+        assert!(
+            (rate + STOP_ERP * 0.1 / h).abs() < 0.05,
+            "axis {axis}: rate {rate}"
+        );
+        // Inside with a spring: back toward 0, never past the cap k·δ / fps of impulse.
+        let mut sprung = joint(Vec3::splat(-1.0), Vec3::splat(1.0));
+        sprung.ang_k = 10.0 * e;
+        let mut b = hanging(Vec3::ZERO, Quat::from_axis_angle(e, -0.1));
+        JointSolver::default().solve(&[sprung], &[], &mut b, h, ITERATIONS);
+        let rate = -b[1].w.dot(e);
+        let inertia = b[1].inv_inertia.inverse() * e;
+        assert!(rate < 0.0, "axis {axis}: {rate}");
+        assert!(
+            rate.abs() * inertia.length() <= 10.0 * 0.1 * h * 1.01,
+            "axis {axis}: {rate}"
+        );
+    }
+}
+
+#[test]
+fn frame_offset_slides_without_turning_against_an_immovable_body() {
+    // B past its x slide limit; its y and z rotations locked and (just) off 0, so both axes
+    // crossing x sit at their limits: Bullet's frame offset gives the x row no lever on B.
+    let h = 1.0 / 60.0;
+    let turned = Quat::from_rotation_y(1e-3) * Quat::from_rotation_z(1e-3);
+    let solve = |slide: bool, q: Quat| {
+        let mut j = joint(Vec3::new(1.0, 0.0, 0.0), Vec3::new(-1.0, 0.0, 0.0));
+        if slide {
+            j.lin_lo = Vec3::new(-0.5, 0.0, 0.0);
+            j.lin_hi = Vec3::new(0.5, 0.0, 0.0);
+        } else {
+            // The x slide free: no row on it.
+            j.lin_lo = Vec3::new(0.5, 0.0, 0.0);
+            j.lin_hi = Vec3::new(-0.5, 0.0, 0.0);
+        }
+        let mut b = hanging(Vec3::new(0.8, 0.0, 0.0), q);
+        JointSolver::default().solve(&[j], &[], &mut b, h, ITERATIONS);
+        b[1]
+    };
+    let (with, without) = (solve(true, turned), solve(false, turned));
+    assert!(with.v.x < -1.0, "{}", with.v);
+    assert!(
+        (with.w - without.w).length() < 1e-5,
+        "{} {}",
+        with.w,
+        without.w
+    );
+    // With free crossing rotations the same row turns B too (the plain anchor's lever).
+    let free = |slide: bool| {
+        let mut j = joint(Vec3::ONE, -Vec3::ONE);
+        if slide {
+            j.lin_lo = Vec3::new(-0.5, 0.0, 0.0);
+            j.lin_hi = Vec3::new(0.5, 0.0, 0.0);
+        } else {
+            j.lin_lo = Vec3::new(0.5, 0.0, 0.0);
+            j.lin_hi = Vec3::new(-0.5, 0.0, 0.0);
+        }
+        let mut b = hanging(Vec3::new(0.8, 0.0, 0.0), Quat::IDENTITY);
+        JointSolver::default().solve(&[j], &[], &mut b, h, ITERATIONS);
+        b[1].w
+    };
+    assert!((free(true) - free(false)).length() > 1e-2);
+}
+
+#[test]
+fn deep_contacts_push_out_without_momentum() {
+    // A unit ball 0.3 into a fixed one along +y: the split pass pushes it out at ERP₂ of the
+    // depth a step; its velocity keeps no push.
+    let h = 1.0 / 60.0;
+    let mut b = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, 0.7, 0.0), 1.0)];
+    let contact = ContactPoint {
+        a: 0,
+        b: 1,
+        point_a: Vec3::new(0.0, 0.5, 0.0),
+        point_b: Vec3::new(0.0, 0.2, 0.0),
+        normal: Vec3::Y,
+        dist: -0.3,
+        friction: 0.0,
+        restitution: 0.0,
+    };
+    let mut solver = JointSolver::default();
+    solver.solve(&[], &[contact], &mut b, h, ITERATIONS);
+    assert!(b[1].v.length() < 1e-5, "{}", b[1].v);
+    let (push, _) = solver.pushes()[1];
+    assert!((push.y - SPLIT_ERP * 0.3 / h).abs() < 1e-3, "{push}");
+    // A shallow one is pushed by the velocities (Baumgarte), no split.
+    let shallow = ContactPoint {
+        dist: -0.02,
+        ..contact
+    };
+    let mut b = [body(Vec3::ZERO, 0.0), body(Vec3::new(0.0, 0.98, 0.0), 1.0)];
+    solver.solve(&[], &[shallow], &mut b, h, ITERATIONS);
+    assert!(
+        (b[1].v.y - CONTACT_ERP * 0.02 / h).abs() < 1e-3,
+        "{}",
+        b[1].v
+    );
+    assert!(solver.pushes().is_empty());
+}
