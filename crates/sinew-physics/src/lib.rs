@@ -85,6 +85,7 @@ mod options;
 mod ragdoll;
 mod report;
 mod six_dof;
+mod solve_order;
 mod world;
 
 pub use error::PhysicsError;

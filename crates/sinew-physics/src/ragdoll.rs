@@ -103,6 +103,10 @@ pub struct Ragdoll {
     /// This step's contact points.
     contacts: Vec<ContactPoint>,
     solver: JointSolver,
+    /// Bullet's row order this step, and the joints and contacts in it.
+    order: crate::solve_order::SolveOrder,
+    ordered_joints: Vec<SixDof>,
+    ordered_contacts: Vec<ContactPoint>,
     states: Vec<BodyState>,
     /// Joint-tree order for projection: (index into `six`, `true` when body B moves).
     projection: Vec<(usize, bool)>,

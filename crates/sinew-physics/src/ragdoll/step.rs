@@ -156,9 +156,26 @@ impl Ragdoll {
     /// integrates.
     pub(super) fn solve_rows(&mut self) {
         let h = self.step;
+        // Bullet's order: joints and contacts sorted by simulation island.
+        let bodies = &self.bodies;
+        self.order.compute(
+            bodies.len(),
+            |b| !bodies[b].driven,
+            self.six.iter().map(|j| (j.a, j.b)),
+            self.contacts.iter().map(|c| (c.a, c.b)),
+        );
+        self.ordered_joints.clear();
+        (self.ordered_joints).extend(self.order.joints.iter().map(|&i| self.six[i as usize]));
+        self.ordered_contacts.clear();
+        (self.ordered_contacts).extend(
+            self.order
+                .contacts
+                .iter()
+                .map(|&i| self.contacts[i as usize]),
+        );
         self.solver.solve(
-            &self.six,
-            &self.contacts,
+            &self.ordered_joints,
+            &self.ordered_contacts,
             &mut self.states,
             h,
             self.options.solver_iterations,
