@@ -29,8 +29,10 @@
 //!
 //! What stays different from Bullet: the rows of a joint run linear first (Bullet runs the
 //! angular ones first with the frame offset; measured, linear first follows its references
-//! closer here), contacts keep one point per pair and push out by Baumgarte bias (Bullet keeps
-//! manifolds and splits the push-out from the velocities), and rapier integrates positions.
+//! closer here), contacts keep one point per pair without warm starting (Bullet keeps manifolds
+//! of up to four across steps), shallow contacts push out by Baumgarte bias (deep ones are split
+//! as in Bullet), the contacts' first order is body order (Bullet's comes from its broadphase;
+//! both are then sorted by island, `solve_order`), and rapier integrates positions.
 
 use glam::{Mat3, Quat, Vec3, Vec3A};
 
