@@ -826,6 +826,7 @@ fn crowd_times_dancers_and_draws_the_grid() {
         ("--count", "0", "--count"),
         ("--count", "1000000", "--count"),
         ("--frames", "0", "--frames"),
+        ("--view", "top", "--view"),
     ] {
         fails_with(
             sinew()
@@ -888,23 +889,26 @@ fn crowd_times_dancers_and_draws_the_grid() {
         text.contains("with physics") && text.contains("per dancer"),
         "{text}"
     );
-    // 12 dancers: a grid of 10 + 2 cells (160 x 240), every dancer drawn head to foot, and
-    // dancers at different phases in different poses.
+    // 12 dancers: a grid of 10 + 2 cells of about 160 x 240 pixels' area, shaped like a
+    // standing figure; every dancer drawn head to foot, dancers at different phases in
+    // different poses.
     let (w, h, channels, px) = decode_png(&png);
-    assert_eq!((w, h), (1600, 480));
+    let (cw, ch) = (w / 10, h / 2);
+    assert!(w % 10 == 0 && h % 2 == 0 && ch > cw, "{w} x {h}");
+    assert!((30_000..=46_000).contains(&(cw * ch)), "{cw} x {ch}");
     let mut hashes = Vec::new();
     for k in 0..12 {
-        let rect = ((k % 10) * 160, (k / 10) * 240, 160, 240);
+        let rect = ((k % 10) * cw, (k / 10) * ch, cw, ch);
         let (n, top, bottom, hash) = cell_pixels(&px, w, channels, rect);
         assert!(n > 1500, "dancer {k}: {n} pixels");
-        let span = (bottom - top) as f32 / 240.0;
+        let span = (bottom - top) as f32 / ch as f32;
         assert!(
             (0.5..=1.0).contains(&span),
             "dancer {k}: spans {span} of the cell"
         );
         hashes.push(hash);
     }
-    let (n, ..) = cell_pixels(&px, w, channels, (2 * 160, 240, 160, 240));
+    let (n, ..) = cell_pixels(&px, w, channels, (2 * cw, ch, cw, ch));
     assert_eq!(n, 0, "the cell past the last dancer is empty");
     hashes.sort_unstable();
     hashes.dedup();

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 use sinew_character::{CharacterModel, Crowd, Motion};
 
 use crate::commands::inspect::bad_input;
@@ -52,6 +52,9 @@ pub struct CrowdArgs {
     /// Draw one frame of the crowd (at most 100 dancers, 10 a row) into this PNG.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The grid's view: front, side or three-quarter.
+    #[arg(long, default_value = "front")]
+    pub view: String,
     /// Work bounds.
     #[command(flatten)]
     pub limits: WorkLimits,
@@ -153,6 +156,15 @@ pub fn run(args: &CrowdArgs) -> Result<(), CliError> {
     let per_dancer: u64 = if args.physics { 400 << 10 } else { 100 << 10 };
     args.limits
         .memory(per_dancer * args.count as u64, "--count")?;
+    let view = View::parse(&args.view).ok_or_else(|| {
+        bad_input(
+            Path::new("--view"),
+            format!(
+                "unknown view \"{}\" (front, side, three-quarter)",
+                args.view
+            ),
+        )
+    })?;
     let output = args.out.as_deref().map(Output::create).transpose()?;
     let model = CharacterModel::load(&args.model).map_err(|e| character_error(e, &args.model))?;
     let motion = match &args.motion {
@@ -213,7 +225,7 @@ pub fn run(args: &CrowdArgs) -> Result<(), CliError> {
             1e3 / MMD_FPS
         );
         if let (Some(out), Some(output)) = (&args.out, output) {
-            draw_grid(args, &crowd, out)?;
+            draw_grid(args, &crowd, out, view)?;
             output.keep();
             println!("wrote {}", out.display());
         }
@@ -221,9 +233,9 @@ pub fn run(args: &CrowdArgs) -> Result<(), CliError> {
     })
 }
 
-/// Draws the crowd's last frame: up to 100 dancers, 10 a row, each in its own front view
-/// framed by the rest pose.
-fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path) -> Result<(), CliError> {
+/// Draws the crowd's last frame: up to 100 dancers, 10 a row, each in `view`, framed around
+/// itself at one scale for all, in cells shaped like the dancers seen from there.
+fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path, view: View) -> Result<(), CliError> {
     let spec = AnimSpec {
         model: args.model.clone(),
         motion: args.motion.clone(),
@@ -235,8 +247,6 @@ fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path) -> Result<(), CliError
     let shown = crowd.len().min(100);
     let cols = shown.min(10) as u32;
     let rows = shown.div_ceil(10) as u32;
-    let cell = 160;
-    let mut sheet = Sheet::new(cols, rows, cell, cell * 3 / 2, Style::default())?;
     let mut worker = painter.worker();
     let posed: Vec<Posed> = (crowd.dancers()[..shown].iter())
         .map(|c| Posed {
@@ -256,6 +266,24 @@ fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path) -> Result<(), CliError
         size = size.max(b.max - b.min);
         boxes.push(b);
     }
+    // Cells of about 160 × 240 pixels' area, shaped like the common box seen from `view`.
+    let seen = Bounds {
+        min: -size * 0.5,
+        max: size * 0.5,
+    };
+    let (lo, hi) = (seen.corners().iter()).fold((Vec2::MAX, Vec2::MIN), |(lo, hi), &c| {
+        let p = view.project(c);
+        (lo.min(p), hi.max(p))
+    });
+    let extent = hi - lo;
+    let aspect = if extent.y > 0.0 && extent.is_finite() {
+        (extent.x / extent.y).clamp(0.4, 2.5)
+    } else {
+        1.0
+    };
+    let cell_w = (160.0 * 240.0 * aspect).sqrt().round() as u32;
+    let cell_h = (160.0 * 240.0 / cell_w as f32).round() as u32;
+    let mut sheet = Sheet::new(cols, rows, cell_w, cell_h, Style::default())?;
     let mirror = model_is_mmd(&anim);
     for (k, p) in posed.iter().enumerate() {
         let centre = (boxes[k].min + boxes[k].max) * 0.5;
@@ -263,7 +291,7 @@ fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path) -> Result<(), CliError
             min: centre - size * 0.5,
             max: centre + size * 0.5,
         };
-        let mut c = sheet.cell_mirrored(k as u32, View::Front, &bounds, mirror);
+        let mut c = sheet.cell_mirrored(k as u32, view, &bounds, mirror);
         painter.draw(&mut worker, &mut c, k, p)?;
     }
     sheet.save_png(out)
