@@ -93,6 +93,11 @@ fn crowd_refuses_bad_times_and_physics_without_bodies() {
     assert!(crowd.update(f32::NAN, 0.0).is_err());
     assert!(crowd.update(0.0, -1.0).is_err());
     crowd.update(0.25, 0.0).unwrap();
+    // A phase that is not a number reaches every dancer but the first as a time that is not.
+    let mut bad = Crowd::new(&model, model.clips().first(), 3, f32::NAN);
+    let err = bad.update(0.0, 0.0).unwrap_err().to_string();
+    assert!(err.contains("time"), "{err}");
+    assert!(Crowd::new(&model, None, 0, 1.0).is_empty());
     // CesiumMan has no hair or skirt chains: no candidate bodies to simulate.
     let err = crowd.enable_physics().unwrap_err().to_string();
     assert!(err.contains("name the subtrees"), "{err}");
