@@ -2,7 +2,7 @@
 //! assets): miku_v2 dancing wavefile_v2 (sample + morphs + IK + append), staged and bone by
 //! bone; the same with physics (two 1/60 s steps per 1/30 s frame, MMD's world writeback);
 //! skinning its mesh; a glTF character playing its clip; and MMD's leg IK on random targets
-//! through a character. Every clock wraps (a frame counter modulo the motion), so a long run
+//! through a character; a crowd of 100 dancers. Every clock wraps (a frame counter modulo the motion), so a long run
 //! keeps crossing keys.
 //!
 //! `cargo bench -p sinew-character --bench character`
@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Quat, Vec3};
-use sinew_character::{Character, CharacterModel, Motion};
+use sinew_character::{Character, CharacterModel, Crowd, Motion};
 use sinew_mmd::{MmdModel, MmdOrder};
 
 /// miku_v2 and the dance, `None` (said) without the assets.
@@ -261,5 +261,42 @@ fn leg_ik(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, mmd_frames, gltf_frame, leg_ik);
+/// The stadium, smaller: 100 miku_v2 dancers at phases 37 frames apart, without and with
+/// physics, one crowd frame on a two-thread pool (`sinew crowd` times 1,000). The clock wraps
+/// with the motion.
+fn crowd(c: &mut Criterion) {
+    let Some((model, motion)) = miku() else {
+        return;
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let last = (motion.duration() * 30.0).round() as u32;
+    let mut g = c.benchmark_group("crowd");
+    g.sample_size(20);
+    for physics in [false, true] {
+        let mut crowd = Crowd::new(&model, Some(&motion), 100, 37.0 / 30.0);
+        if physics {
+            crowd.enable_physics().unwrap();
+        }
+        let mut f = 0u32;
+        let name = if physics {
+            "100 miku_v2 dancers with physics, 2 threads, one frame"
+        } else {
+            "100 miku_v2 dancers, 2 threads, one frame"
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                f = if f >= last { 0 } else { f + 1 };
+                pool.install(|| crowd.update(f as f32 / 30.0, 1.0 / 30.0))
+                    .unwrap();
+                black_box(crowd.dancers()[0].world());
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, mmd_frames, gltf_frame, leg_ik, crowd);
 criterion_main!(benches);
