@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use sinew::dynamics::Shape;
+use sinew_character::CharacterModel;
 use sinew_skin::SkinMode;
 
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::render::{self, Bounds, Cell, MeshPainter, MeshStyle, Style};
 use crate::skinning::Meshes;
-use crate::source::{Animator, Posed};
+use crate::source::Posed;
 
 /// Bodies that follow their bones.
 const BONE_BODY: [u8; 4] = [60, 110, 220, 255];
@@ -136,7 +137,7 @@ impl Painter {
     /// any) with textures loaded once (what cannot be loaded is warned about, naming
     /// `model_path`), MMD edges unless `no_outlines`, the overlays `--overlay` names.
     pub fn new(
-        anim: &Animator,
+        model: &CharacterModel,
         model_path: &Path,
         no_mesh: bool,
         no_outlines: bool,
@@ -145,7 +146,7 @@ impl Painter {
         let meshes = if no_mesh {
             None
         } else {
-            Meshes::of(anim.model(), SkinMode::Linear)
+            Meshes::of(model, SkinMode::Linear)
         };
         let overlay = Overlay::parse(overlay, meshes.is_some())?;
         let meshes = meshes.map(|m| {
@@ -161,7 +162,7 @@ impl Painter {
                 outlines: !no_outlines,
                 background: Style::default().background,
             },
-            parents: anim.parents().to_vec(),
+            parents: model.skeleton().parent_indices().to_vec(),
             overlay,
         })
     }

@@ -46,7 +46,7 @@ pub fn load_pose(path: &Path) -> Result<PoseFile, CliError> {
     PoseFile::from_json(text).map_err(|e| bad_input(path, e))
 }
 
-/// One evaluated frame: world matrices (the skeleton's order, [`Animator::parents`]), bodies,
+/// One evaluated frame: world matrices (the skeleton's order, `Skeleton::parent_indices`), bodies,
 /// morph weights (one per character morph, after MMD's group expansion).
 #[derive(Clone, Debug, Default)]
 pub struct Posed {
@@ -56,6 +56,45 @@ pub struct Posed {
     pub bodies: Vec<BodyOutline>,
     /// Morph weights.
     pub morphs: Vec<f32>,
+}
+
+/// What a command plays, as its arguments give it (`#[command(flatten)]` in `view`, `render`,
+/// `bake`, `skin`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct SourceArgs {
+    /// The model (.pmx, .pmd, .glb, .gltf).
+    pub model: PathBuf,
+    /// A VMD motion (MMD models; frames at 30 fps).
+    #[arg(long)]
+    pub motion: Option<PathBuf>,
+    /// The animation to play (glTF models; default 0).
+    #[arg(long)]
+    pub clip: Option<usize>,
+    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
+    #[arg(long)]
+    pub pose: Option<PathBuf>,
+    /// Simulate rigid bodies (every frame from the first is simulated).
+    #[arg(long)]
+    pub physics: bool,
+    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
+    /// hair, tail, skirt, …).
+    #[arg(long, value_delimiter = ',')]
+    pub dynamic: Vec<String>,
+}
+
+impl SourceArgs {
+    /// What to animate, evaluated at `fps`.
+    pub fn spec(&self, fps: f32) -> AnimSpec {
+        AnimSpec {
+            model: self.model.clone(),
+            motion: self.motion.clone(),
+            clip: self.clip,
+            pose: self.pose.clone(),
+            physics: self.physics,
+            dynamic: self.dynamic.clone(),
+            fps,
+        }
+    }
 }
 
 /// What to animate.
@@ -86,7 +125,6 @@ pub struct Animator {
     path: PathBuf,
     /// Per definition body: shape, size, whether it has mass (simulated unless kinematic).
     shapes: Vec<(Shape, Vec3, bool)>,
-    parents: Vec<u16>,
     fps: f32,
     next: u32,
     /// Length of the motion or clip in seconds (0 for a static model).
@@ -195,7 +233,6 @@ impl Animator {
             _ => format!("glTF model, {bone_count} bones{what}"),
         };
         Ok(Self {
-            parents: model.skeleton().parent_indices().to_vec(),
             character,
             path: spec.model.clone(),
             shapes,
@@ -215,11 +252,6 @@ impl Animator {
     /// The model.
     pub fn model(&self) -> &Arc<CharacterModel> {
         self.character.model()
-    }
-
-    /// Parent of every bone (in the order of [`Posed::world`]), `NO_PARENT` for roots.
-    pub fn parents(&self) -> &[u16] {
-        &self.parents
     }
 
     /// Frames per second.

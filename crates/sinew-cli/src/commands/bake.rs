@@ -11,29 +11,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
-use crate::source::{character_error, AnimSpec, Animator};
+use crate::source::SourceArgs;
+use crate::source::{character_error, Animator};
 
 /// Arguments of `sinew bake`.
 #[derive(Args, Debug)]
 pub struct BakeArgs {
-    /// The model (.pmx, .pmd, .glb, .gltf).
-    pub model: PathBuf,
-    /// A VMD motion (MMD models).
-    #[arg(long)]
-    pub motion: Option<PathBuf>,
-    /// The animation to re-sample (glTF models; default 0).
-    #[arg(long)]
-    pub clip: Option<usize>,
-    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
-    #[arg(long)]
-    pub pose: Option<PathBuf>,
-    /// Simulate rigid bodies while baking.
-    #[arg(long)]
-    pub physics: bool,
-    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
-    /// hair, tail, skirt, …).
-    #[arg(long, value_delimiter = ',')]
-    pub dynamic: Vec<String>,
+    /// What is played.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Frames per second of the baked animation (1..=120).
     #[arg(long, default_value_t = 30.0)]
     pub fps: f32,
@@ -68,15 +54,7 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
         }
     }
     let output = Output::create(&args.out)?;
-    let mut anim = Animator::new(&AnimSpec {
-        model: args.model.clone(),
-        motion: args.motion.clone(),
-        clip: args.clip,
-        pose: args.pose.clone(),
-        physics: args.physics,
-        dynamic: args.dynamic.clone(),
-        fps: args.fps,
-    })?;
+    let mut anim = Animator::new(&args.source.spec(args.fps))?;
     let seconds = args.seconds.unwrap_or(if anim.duration > 0.0 {
         anim.duration.min(60.0)
     } else {
@@ -109,10 +87,10 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
     let (bytes, warnings) = anim
         .character_mut()
         .bake(args.fps, count, |k| bar.set_position(u64::from(k)))
-        .map_err(|e| character_error(e, &args.model))?;
+        .map_err(|e| character_error(e, &args.source.model))?;
     bar.finish_and_clear();
     for w in warnings {
-        eprintln!("sinew: warning: {}: {w}", args.model.display());
+        eprintln!("sinew: warning: {}: {w}", args.source.model.display());
     }
     std::fs::write(&args.out, &bytes).map_err(|e| output.error(e))?;
     output.keep();
@@ -123,7 +101,11 @@ pub fn run(args: &BakeArgs) -> Result<(), CliError> {
         bytes.len(),
         anim.bone_count,
         args.fps,
-        if args.physics { ", physics on" } else { "" }
+        if args.source.physics {
+            ", physics on"
+        } else {
+            ""
+        }
     );
     Ok(())
 }

@@ -21,7 +21,7 @@ use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
 use crate::picture::Painter;
 use crate::render::{Bounds, Sheet, Style, View};
-use crate::source::{character_error, AnimSpec, Animator, Posed, MMD_FPS};
+use crate::source::{character_error, Posed, MMD_FPS};
 
 /// Arguments of `sinew crowd`.
 #[derive(Args, Debug)]
@@ -236,14 +236,8 @@ pub fn run(args: &CrowdArgs) -> Result<(), CliError> {
 /// Draws the crowd's last frame: up to 100 dancers, 10 a row, each in `view`, framed around
 /// itself at one scale for all, in cells shaped like the dancers seen from there.
 fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path, view: View) -> Result<(), CliError> {
-    let spec = AnimSpec {
-        model: args.model.clone(),
-        motion: args.motion.clone(),
-        fps: MMD_FPS,
-        ..AnimSpec::default()
-    };
-    let anim = Animator::new(&spec)?;
-    let painter = Painter::new(&anim, &args.model, false, false, &[])?;
+    let model = crowd.dancers()[0].model();
+    let painter = Painter::new(model, &args.model, false, false, &[])?;
     let shown = crowd.len().min(100);
     let cols = shown.min(10) as u32;
     let rows = shown.div_ceil(10) as u32;
@@ -284,7 +278,7 @@ fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path, view: View) -> Result<
     let cell_w = (160.0 * 240.0 * aspect).sqrt().round() as u32;
     let cell_h = (160.0 * 240.0 / cell_w as f32).round() as u32;
     let mut sheet = Sheet::new(cols, rows, cell_w, cell_h, Style::default())?;
-    let mirror = model_is_mmd(&anim);
+    let mirror = model.kind() == sinew_character::ModelKind::Mmd;
     for (k, p) in posed.iter().enumerate() {
         let centre = (boxes[k].min + boxes[k].max) * 0.5;
         let bounds = Bounds {
@@ -295,8 +289,4 @@ fn draw_grid(args: &CrowdArgs, crowd: &Crowd, out: &Path, view: View) -> Result<
         painter.draw(&mut worker, &mut c, k, p)?;
     }
     sheet.save_png(out)
-}
-
-fn model_is_mmd(anim: &Animator) -> bool {
-    anim.model().kind() == sinew_character::ModelKind::Mmd
 }

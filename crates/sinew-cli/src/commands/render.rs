@@ -18,7 +18,8 @@ use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
 use crate::picture::Painter;
 use crate::render::{self, Cell, Layout, MeshPainter, View};
-use crate::source::{AnimSpec, Animator, Posed};
+use crate::source::SourceArgs;
+use crate::source::{Animator, Posed};
 
 /// Pictures held at once while a GIF is drawn (the film's chunk), for the memory bound.
 const CHUNK_PICTURES: u64 = 32;
@@ -26,24 +27,9 @@ const CHUNK_PICTURES: u64 = 32;
 /// Arguments of `sinew render`.
 #[derive(Args, Debug)]
 pub struct RenderArgs {
-    /// The model (.pmx, .pmd, .glb, .gltf).
-    pub model: PathBuf,
-    /// A VMD motion (MMD models).
-    #[arg(long)]
-    pub motion: Option<PathBuf>,
-    /// The animation to play (glTF models; default 0).
-    #[arg(long)]
-    pub clip: Option<usize>,
-    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
-    #[arg(long)]
-    pub pose: Option<PathBuf>,
-    /// Simulate rigid bodies (drawn as circles).
-    #[arg(long)]
-    pub physics: bool,
-    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
-    /// hair, tail, skirt, …).
-    #[arg(long, value_delimiter = ',')]
-    pub dynamic: Vec<String>,
+    /// What is played.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Frame range `A..B` (end exclusive) or `A..=B` at `--fps`; default: the whole motion or
     /// clip, at most 10 s.
     #[arg(long)]
@@ -232,19 +218,11 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         return crate::commands::video::run(args, views, (cell_w, cell_h));
     }
     let output = Output::create(&args.out)?;
-    let spec = AnimSpec {
-        model: args.model.clone(),
-        motion: args.motion.clone(),
-        clip: args.clip,
-        pose: args.pose.clone(),
-        physics: args.physics,
-        dynamic: args.dynamic.clone(),
-        fps: args.fps,
-    };
+    let spec = args.source.spec(args.fps);
     let mut anim = Animator::new(&spec)?;
     let (a, b) = frame_range(args.frames.as_deref(), &anim)?;
     // With physics every frame from 0 is simulated.
-    let evaluated = if args.physics { b } else { b - a };
+    let evaluated = if args.source.physics { b } else { b - a };
     args.limits.frames(u64::from(evaluated), "--frames")?;
     let wanted: Vec<u32> = if gif {
         (a..b).collect()
@@ -260,8 +238,8 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         "--frames",
     )?;
     let painter = Painter::new(
-        &anim,
-        &args.model,
+        anim.model(),
+        &args.source.model,
         args.no_mesh,
         args.no_outlines,
         &args.overlay,
@@ -324,7 +302,11 @@ pub fn run(args: &RenderArgs) -> Result<(), CliError> {
         frames.len(),
         if frames.len() == 1 { "" } else { "s" },
         args.fps,
-        if args.physics { ", physics on" } else { "" },
+        if args.source.physics {
+            ", physics on"
+        } else {
+            ""
+        },
         if painter.has_mesh() { ", mesh" } else { "" }
     );
     Ok(())

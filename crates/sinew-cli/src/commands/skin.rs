@@ -21,35 +21,21 @@ use crate::commands::inspect::bad_input;
 use crate::error::CliError;
 use crate::limits::{Output, WorkLimits};
 use crate::skinning::Meshes;
+use crate::source::SourceArgs;
 use crate::source::{kind_of, AnimSpec, Animator, ModelKind, MMD_FPS};
 
 /// Arguments of `sinew skin`.
 #[derive(Args, Debug)]
 pub struct SkinArgs {
-    /// The model (.pmx, .pmd, .glb, .gltf).
-    pub model: PathBuf,
-    /// A VMD motion to play (frames at 30 fps).
-    #[arg(long)]
-    pub motion: Option<PathBuf>,
+    /// What is played.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// Frames (30 fps) to evaluate, comma-separated (increasing with `--physics`; MMD models).
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub frames: Vec<u32>,
-    /// The animation to sample (glTF models; default 0).
-    #[arg(long)]
-    pub clip: Option<usize>,
     /// Times in seconds to sample (glTF models), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "0")]
     pub times: Vec<f32>,
-    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
-    #[arg(long)]
-    pub pose: Option<PathBuf>,
-    /// Simulate rigid-body physics (every frame from 0 is simulated).
-    #[arg(long)]
-    pub physics: bool,
-    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
-    /// hair, tail, skirt, …).
-    #[arg(long, value_delimiter = ',')]
-    pub dynamic: Vec<String>,
     /// Skin every vertex with dual quaternions instead of linear blending.
     #[arg(long)]
     pub dual_quaternion: bool,
@@ -98,10 +84,10 @@ fn write_json(mut output: Output, doc: &Value) -> Result<(), CliError> {
 
 /// Runs the command.
 pub fn run(args: &SkinArgs) -> Result<(), CliError> {
-    if kind_of(&args.model)? == ModelKind::Gltf {
+    if kind_of(&args.source.model)? == ModelKind::Gltf {
         return run_gltf(args);
     }
-    if args.physics && args.frames.windows(2).any(|w| w[1] <= w[0]) {
+    if args.source.physics && args.frames.windows(2).any(|w| w[1] <= w[0]) {
         return Err(bad_input(
             std::path::Path::new("--frames"),
             "with --physics, frames must be increasing (they are simulated in order)",
@@ -109,24 +95,16 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     }
     let last = args.frames.iter().copied().max().unwrap_or(0);
     let output = Output::create(&args.json)?;
-    let mut anim = Animator::new(&AnimSpec {
-        model: args.model.clone(),
-        motion: args.motion.clone(),
-        clip: args.clip,
-        pose: args.pose.clone(),
-        physics: args.physics,
-        dynamic: args.dynamic.clone(),
-        fps: MMD_FPS,
-    })?;
+    let mut anim = Animator::new(&args.source.spec(MMD_FPS))?;
     let model = std::sync::Arc::clone(anim.model());
     let mode = if args.dual_quaternion {
         SkinMode::DualQuaternion
     } else {
         SkinMode::Linear
     };
-    let mut meshes =
-        Meshes::of(&model, mode).ok_or_else(|| bad_input(&args.model, "the model has no mesh"))?;
-    let evaluated = if args.physics {
+    let mut meshes = Meshes::of(&model, mode)
+        .ok_or_else(|| bad_input(&args.source.model, "the model has no mesh"))?;
+    let evaluated = if args.source.physics {
         u64::from(last) + 1
     } else {
         args.frames.len() as u64
@@ -152,7 +130,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
         for part in &meshes.parts {
             let positions = positions_json(part.deformed.positions(), |v| {
                 bad_input(
-                    &args.model,
+                    &args.source.model,
                     format!("frame {f}: vertex {v} skins to a non-finite position"),
                 )
             })?;
@@ -171,10 +149,10 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
     }
     let doc = json!({
         "tool": format!("sinew {} skin ({})", env!("CARGO_PKG_VERSION"), if args.dual_quaternion { "dual quaternion" } else { "linear blend, SDEF, QDEF" }),
-        "model": args.model.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "vmd": args.motion.as_ref().and_then(|m| m.file_name()).map(|n| n.to_string_lossy().into_owned()),
+        "model": args.source.model.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "vmd": args.source.motion.as_ref().and_then(|m| m.file_name()).map(|n| n.to_string_lossy().into_owned()),
         "fps": MMD_FPS,
-        "physics": args.physics,
+        "physics": args.source.physics,
         "coordinate_note": "positions in MMD model space (left-handed, file space)",
         "frames": frames,
     });
@@ -191,7 +169,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
 /// glTF: every skinned primitive (three.js's traversal order) at each time, relative to the
 /// scene root, in the schema of the oracle's glTF output.
 fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
-    if args.motion.is_some() {
+    if args.source.motion.is_some() {
         return Err(bad_input(
             std::path::Path::new("--motion"),
             "glTF models take --clip and --times",
@@ -203,7 +181,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
             format!("times must be finite and >= 0, got {t:?}"),
         ));
     }
-    if args.physics && args.times.windows(2).any(|w| w[1] < w[0]) {
+    if args.source.physics && args.times.windows(2).any(|w| w[1] < w[0]) {
         return Err(bad_input(
             std::path::Path::new("--times"),
             "must ascend with --physics (simulated from time 0)",
@@ -211,13 +189,8 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
     }
     let output = Output::create(&args.json)?;
     let mut anim = Animator::new(&AnimSpec {
-        model: args.model.clone(),
         motion: None,
-        clip: args.clip,
-        pose: args.pose.clone(),
-        physics: args.physics,
-        dynamic: args.dynamic.clone(),
-        fps: MMD_FPS,
+        ..args.source.spec(MMD_FPS)
     })?;
     let model = std::sync::Arc::clone(anim.model());
     let mode = if args.dual_quaternion {
@@ -227,7 +200,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
     };
     let mut meshes = Meshes::of(&model, mode)
         .filter(|m| m.parts.iter().any(|p| p.source.skinned))
-        .ok_or_else(|| bad_input(&args.model, "the model has no skinned mesh"))?;
+        .ok_or_else(|| bad_input(&args.source.model, "the model has no skinned mesh"))?;
     meshes.parts.retain(|p| p.source.skinned);
     args.limits.frames(args.times.len() as u64, "--times")?;
     let vertices: usize = meshes.parts.iter().map(|p| p.mesh.positions.len()).sum();
@@ -250,7 +223,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
             }
             let positions = positions_json(part.deformed.positions(), |v| {
                 bad_input(
-                    &args.model,
+                    &args.source.model,
                     format!(
                         "time {t}: mesh {} vertex {v} skins to a non-finite position",
                         part.source.name
@@ -261,7 +234,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
         }
         samples.push(json!({ "time": t, "morphs": morphs, "meshes": parts }));
     }
-    let clip_index = args.clip.unwrap_or(0);
+    let clip_index = args.source.clip.unwrap_or(0);
     let clip = match model.clips().get(clip_index) {
         Some(c) => {
             json!({ "index": clip_index, "name": c.clip().name(), "duration": c.duration() })
@@ -270,7 +243,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
     };
     let doc = json!({
         "tool": format!("sinew {} skin ({})", env!("CARGO_PKG_VERSION"), if args.dual_quaternion { "dual quaternion" } else { "linear blend" }),
-        "file": args.model.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "file": args.source.model.file_name().map(|n| n.to_string_lossy().into_owned()),
         "clip": clip,
         "coordinate_note": "positions relative to the glTF scene root (right-handed, +Y up); meshes in three.js traversal order (primitives split into meshes)",
         "samples": samples,

@@ -56,22 +56,14 @@ pub fn run(args: &RenderArgs, views: Vec<View>, cell: (u32, u32)) -> Result<(), 
     if !render::ffmpeg_available() {
         return Err(bad_input(&args.out, render::FFMPEG_HINT));
     }
-    let spec = AnimSpec {
-        model: args.model.clone(),
-        motion: args.motion.clone(),
-        clip: args.clip,
-        pose: args.pose.clone(),
-        physics: args.physics,
-        dynamic: args.dynamic.clone(),
-        fps: args.fps,
-    };
+    let spec = args.source.spec(args.fps);
     let probe = Animator::new(&spec)?;
     let (a, b) = match args.frames.as_deref() {
         Some(t) => parse_range_within(t, u32::MAX)?,
         None => (0, (probe.duration * args.fps).floor() as u32 + 1),
     };
     // Both passes evaluate the frames (with physics, every frame from 0).
-    let evaluated = if args.physics { b } else { b - a };
+    let evaluated = if args.source.physics { b } else { b - a };
     args.limits.frames(2 * u64::from(evaluated), "--frames")?;
     let layout = Layout {
         views,
@@ -93,8 +85,8 @@ pub fn run(args: &RenderArgs, views: Vec<View>, cell: (u32, u32)) -> Result<(), 
     )?;
     let output = Output::create(&args.out)?;
     let painter = Painter::new(
-        &probe,
-        &args.model,
+        probe.model(),
+        &args.source.model,
         args.no_mesh,
         args.no_outlines,
         &args.overlay,
@@ -157,7 +149,7 @@ pub fn run(args: &RenderArgs, views: Vec<View>, cell: (u32, u32)) -> Result<(), 
         args.out.display(),
         args.fps,
         frames as f64 / f64::from(args.fps),
-        if args.physics { ", physics on" } else { "" },
+        if args.source.physics { ", physics on" } else { "" },
         match &args.audio {
             Some(p) => format!(", audio {}", p.display()),
             None => String::new(),

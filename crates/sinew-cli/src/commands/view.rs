@@ -9,30 +9,15 @@ use clap::Args;
 
 use crate::commands::render::parse_size;
 use crate::error::CliError;
-use crate::source::AnimSpec;
+use crate::source::SourceArgs;
 use crate::viewer::{self, ViewSpec};
 
 /// Arguments of `sinew view`.
 #[derive(Args, Debug)]
 pub struct ViewArgs {
-    /// The model (.pmx, .pmd, .glb, .gltf).
-    pub model: PathBuf,
-    /// A VMD motion (MMD models).
-    #[arg(long)]
-    pub motion: Option<PathBuf>,
-    /// The animation to play (glTF models; default 0).
-    #[arg(long)]
-    pub clip: Option<usize>,
-    /// A pose JSON: bones and IK targets (see `sinew pose --pose`).
-    #[arg(long)]
-    pub pose: Option<PathBuf>,
-    /// Start with rigid-body physics on (P toggles it).
-    #[arg(long)]
-    pub physics: bool,
-    /// glTF physics: the bones whose subtrees hang under physics (default: chains named like
-    /// hair, tail, skirt, …).
-    #[arg(long, value_delimiter = ',')]
-    pub dynamic: Vec<String>,
+    /// What is played.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// A song (WAV) played with the dance.
     #[arg(long)]
     pub audio: Option<PathBuf>,
@@ -54,16 +39,8 @@ pub struct ViewArgs {
 /// Runs the command.
 pub fn run(args: &ViewArgs) -> Result<(), CliError> {
     viewer::run(&ViewSpec {
-        anim: AnimSpec {
-            model: args.model.clone(),
-            motion: args.motion.clone(),
-            clip: args.clip,
-            pose: args.pose.clone(),
-            physics: args.physics,
-            dynamic: args.dynamic.clone(),
-            // Physics steps of at most 1/60 s, whatever the display does.
-            fps: 60.0,
-        },
+        // Physics steps of at most 1/60 s, whatever the display does.
+        anim: args.source.spec(60.0),
         audio: args.audio.clone(),
         size: parse_size(&args.size)?,
         overlay: args.overlay.clone(),

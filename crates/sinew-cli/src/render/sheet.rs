@@ -77,11 +77,7 @@ impl Sheet {
         bounds: &Bounds,
         mirror_z: bool,
     ) -> Cell<'_> {
-        let mirror = if mirror_z {
-            Vec3::new(1.0, 1.0, -1.0)
-        } else {
-            Vec3::ONE
-        };
+        let mirror = mirror_of(mirror_z);
         let bounds = &Bounds {
             min: (bounds.min * mirror).min(bounds.max * mirror),
             max: (bounds.min * mirror).max(bounds.max * mirror),
@@ -146,11 +142,7 @@ impl Sheet {
         radius: f32,
         mirror_z: bool,
     ) -> Cell<'_> {
-        let mirror = if mirror_z {
-            Vec3::new(1.0, 1.0, -1.0)
-        } else {
-            Vec3::ONE
-        };
+        let mirror = mirror_of(mirror_z);
         let radius = if radius.is_finite() && radius > 0.0 {
             radius
         } else {
@@ -422,5 +414,14 @@ impl Cell<'_> {
         for w in world {
             self.dot(w.translation.into(), style.joint_radius, style.joint);
         }
+    }
+}
+
+/// The per-axis scale a cell applies to world points: z negated for MMD's left-handed space.
+fn mirror_of(mirror_z: bool) -> Vec3 {
+    if mirror_z {
+        Vec3::new(1.0, 1.0, -1.0)
+    } else {
+        Vec3::ONE
     }
 }

@@ -50,7 +50,7 @@ const FRAMING_SAMPLES: u32 = 240;
 /// Opens the window and plays until it is closed.
 pub fn run(spec: &ViewSpec) -> Result<(), CliError> {
     let anim = Animator::new(&spec.anim)?;
-    let painter = Painter::new(&anim, &spec.anim.model, false, false, &spec.overlay)?;
+    let painter = Painter::new(anim.model(), &spec.anim.model, false, false, &spec.overlay)?;
     // The camera frames the whole motion (sampled, physics off): a sphere around it.
     let mut probe = Animator::new(&AnimSpec {
         physics: false,
