@@ -142,6 +142,29 @@ impl Row {
         }
     }
 
+    /// The rate the row measures at velocities `vel` (one horizontal sum: the row's latency
+    /// is the sweep's critical path).
+    #[inline(always)]
+    fn rate(&self, vel: &[(Vec3A, Vec3A)]) -> f32 {
+        let ((va, wa), (vb, wb)) = (vel[self.a as usize], vel[self.b as usize]);
+        (self.lin * (va - vb) + self.ang_a * wa + self.ang_b * wb).element_sum()
+    }
+
+    /// Applies an impulse `delta` along the row to `vel`. Immovable sides (kinematic bodies)
+    /// are not written: rows sharing only them stay independent.
+    #[inline(always)]
+    fn apply(&self, vel: &mut [(Vec3A, Vec3A)], delta: f32) {
+        let (a, b) = (self.a as usize, self.b as usize);
+        if self.moves & 1 != 0 {
+            let (va, wa) = vel[a];
+            vel[a] = (va + self.la * delta, wa + self.ia * delta);
+        }
+        if self.moves & 2 != 0 {
+            let (vb, wb) = vel[b];
+            vel[b] = (vb - self.lb * delta, wb + self.ib * delta);
+        }
+    }
+
     /// The Jacobian measuring the velocity of `B`'s point (offset `rb` from its centre) relative
     /// to `A`'s point (offset `ra`) along `n`.
     fn point(ra: Vec3, rb: Vec3, n: Vec3) -> [Vec3; 3] {
@@ -422,47 +445,24 @@ impl JointSolver {
         let fps = 1.0 / h;
         let ls = self.scale();
         for j in joints {
-            let first_row = self.rows.len();
             let (sa, sb) = (&bodies[j.a], &bodies[j.b]);
             let (fa, fb) = j.frames(&sa.pose, &sb.pose);
-            // Angular rows: Bullet's angles and their rate axes, measuring
-            // `axis·(ω_A − ω_B)` = d(angle)/dt. Built first: which of them sit at a limit
-            // decides the linear rows' levers.
+            // Bullet's angles; which of them sit at a limit decides the linear rows' levers.
             let e = SixDof::angles(&fa, &fb);
-            let u0 = fb.r * Vec3::X;
-            let u2 = fa.r * Vec3::Z;
-            let u1 = u2.cross(u0).normalize_or_zero();
-            let axes = [
-                u1.cross(u2).normalize_or_zero(),
-                u1,
-                u0.cross(u1).normalize_or_zero(),
-            ];
-            let mut at_limit = [false; 3];
-            for (i, axis) in axes.into_iter().enumerate() {
-                at_limit[i] = matches!(
+            let at_limit: [bool; 3] = std::array::from_fn(|i| {
+                matches!(
                     test_limit(e[i], j.ang_lo[i], j.ang_hi[i]),
                     Limit::Out { .. }
-                );
-                if axis == Vec3::ZERO {
-                    continue;
-                }
-                let row = |rhs, bounds| Row::new(j.a, j.b, [Vec3::ZERO, axis, -axis], rhs, bounds);
-                let cap_scale = ls * ls;
-                self.axis_rows(
-                    e[i],
-                    (j.ang_lo[i], j.ang_hi[i]),
-                    j.ang_k[i],
-                    fps,
-                    cap_scale,
-                    row,
-                );
-            }
-            let n_ang = self.rows.len() - first_row;
+                )
+            });
             // Linear rows along frame A's axes at the two anchors, measuring the rate of
             // `n·(anchor_B − anchor_A)`. Bullet's frame offset: against an immovable body,
             // an axis whose two crossing rotations both sit at their limits turns the moving
             // body no more (its lever is weighted by the other body's share of the inverse
-            // masses, 0), so the row only slides it.
+            // masses, 0), so the row only slides it. Linear rows come first: Bullet solves the
+            // angular ones first when it uses its frame offset, but against its references the
+            // linear-first order follows it closer (miku_v2: dance 0.179 against 0.188, the
+            // variant 0.133 against 0.142) while the rows are otherwise Bullet's.
             let (ra, rb) = (fa.t - sa.pose.t, fb.t - sb.pose.t);
             let diff = fb.t - fa.t;
             let (ma, mb) = (sa.inv_mass, sb.inv_mass);
@@ -479,11 +479,31 @@ impl JointSolver {
                 let row = |rhs, bounds| Row::new(j.a, j.b, [lin, ang_a, ang_b], rhs, bounds);
                 self.axis_rows(value, (j.lin_lo[i], j.lin_hi[i]), j.lin_k[i], fps, 1.0, row);
             }
-            // Linear rows first: Bullet solves the angular ones first when it uses its frame
-            // offset, but against its references the linear-first order follows it closer
-            // (miku_v2: rest 0.040 against 0.050, dance 0.179 against 0.188; the variant
-            // 0.133 against 0.142) while the rows are otherwise Bullet's.
-            self.rows[first_row..].rotate_left(n_ang);
+            // Angular rows: the angles' rate axes, measuring `axis·(ω_A − ω_B)` =
+            // d(angle)/dt.
+            let u0 = fb.r * Vec3::X;
+            let u2 = fa.r * Vec3::Z;
+            let u1 = u2.cross(u0).normalize_or_zero();
+            let axes = [
+                u1.cross(u2).normalize_or_zero(),
+                u1,
+                u0.cross(u1).normalize_or_zero(),
+            ];
+            for (i, axis) in axes.into_iter().enumerate() {
+                if axis == Vec3::ZERO {
+                    continue;
+                }
+                let row = |rhs, bounds| Row::new(j.a, j.b, [Vec3::ZERO, axis, -axis], rhs, bounds);
+                let cap_scale = ls * ls;
+                self.axis_rows(
+                    e[i],
+                    (j.ang_lo[i], j.ang_hi[i]),
+                    j.ang_k[i],
+                    fps,
+                    cap_scale,
+                    row,
+                );
+            }
         }
         // Contacts after the joints (Bullet's order): a normal row (pushes only) and two
         // friction rows bounded by μ times the normal impulse.
@@ -561,10 +581,7 @@ impl JointSolver {
         let acc = &mut self.acc;
         for _ in 0..iterations {
             for (i, r) in self.rows.iter().enumerate() {
-                let (a, b) = (r.a as usize, r.b as usize);
-                let ((va, wa), (vb, wb)) = (vel[a], vel[b]);
-                // One horizontal sum: the row's latency is the sweep's critical path.
-                let jv = (r.lin * (va - vb) + r.ang_a * wa + r.ang_b * wb).element_sum();
+                let jv = r.rate(vel);
                 let (lo, hi) = if r.normal == NO_ROW {
                     (r.lo, r.hi)
                 } else {
@@ -573,16 +590,8 @@ impl JointSolver {
                 };
                 // max/min, not clamp: bounds from hostile data must not panic.
                 let next = (acc[i] + (r.rhs - jv) * r.m_eff).max(lo).min(hi);
-                let delta = next - acc[i];
+                r.apply(vel, next - acc[i]);
                 acc[i] = next;
-                // Immovable sides (kinematic bodies) are not written: rows sharing only them
-                // stay independent.
-                if r.moves & 1 != 0 {
-                    vel[a] = (va + r.la * delta, wa + r.ia * delta);
-                }
-                if r.moves & 2 != 0 {
-                    vel[b] = (vb - r.lb * delta, wb + r.ib * delta);
-                }
             }
         }
         for (s, &(v, w)) in bodies.iter_mut().zip(vel.iter()) {
@@ -608,18 +617,9 @@ impl JointSolver {
                 if r.rhs_pen == 0.0 {
                     continue;
                 }
-                let (a, b) = (r.a as usize, r.b as usize);
-                let ((va, wa), (vb, wb)) = (push[a], push[b]);
-                let jv = (r.lin * (va - vb) + r.ang_a * wa + r.ang_b * wb).element_sum();
-                let next = (acc[i] + (r.rhs_pen - jv) * r.m_eff).max(0.0);
-                let delta = next - acc[i];
+                let next = (acc[i] + (r.rhs_pen - r.rate(push)) * r.m_eff).max(0.0);
+                r.apply(push, next - acc[i]);
                 acc[i] = next;
-                if r.moves & 1 != 0 {
-                    push[a] = (va + r.la * delta, wa + r.ia * delta);
-                }
-                if r.moves & 2 != 0 {
-                    push[b] = (vb - r.lb * delta, wb + r.ib * delta);
-                }
             }
         }
     }
