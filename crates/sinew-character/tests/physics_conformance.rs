@@ -21,30 +21,6 @@ type Frames = HashMap<u32, HashMap<String, [f64; 3]>>;
 /// World rotations (x, y, z, w) per frame, per bone name.
 type Turns = HashMap<u32, HashMap<String, [f64; 4]>>;
 
-/// The rotations of a reference file (`world_q_mmd`).
-fn load_turns(path: &Path) -> Turns {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let d: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let modes = d["modes"].as_object().expect("modes");
-    let mode = modes.get("full").or_else(|| modes.values().next()).unwrap();
-    let mut out = Turns::new();
-    for f in mode.as_array().unwrap() {
-        let frame = f["frame"].as_u64().unwrap() as u32;
-        let bones = (f["bones"].as_array().unwrap().iter())
-            .map(|b| {
-                let q = &b["world_q_mmd"];
-                let v = |i: usize| q[i].as_f64().unwrap();
-                (
-                    b["name"].as_str().unwrap().to_owned(),
-                    [v(0), v(1), v(2), v(3)],
-                )
-            })
-            .collect();
-        out.insert(frame, bones);
-    }
-    out
-}
-
 /// The angle between two rotations, degrees.
 fn angle_deg(a: [f64; 4], b: [f64; 4]) -> f64 {
     let dot = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]).abs();
@@ -91,24 +67,35 @@ fn per_bone_turns(
     out
 }
 
-fn load(path: &Path) -> Frames {
+/// A reference file's world positions (`world_t_mmd`) and rotations (`world_q_mmd`).
+fn load(path: &Path) -> (Frames, Turns) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let d: serde_json::Value = serde_json::from_str(&text).unwrap();
     let modes = d["modes"].as_object().expect("modes");
     let mode = modes.get("full").or_else(|| modes.values().next()).unwrap();
-    let mut out = Frames::new();
+    let (mut out, mut turns) = (Frames::new(), Turns::new());
     for f in mode.as_array().unwrap() {
         let frame = f["frame"].as_u64().unwrap() as u32;
-        let bones = (f["bones"].as_array().unwrap().iter())
+        let (bones, rotations) = f["bones"]
+            .as_array()
+            .unwrap()
+            .iter()
             .map(|b| {
-                let t = &b["world_t_mmd"];
-                let v = |i: usize| t[i].as_f64().unwrap();
-                (b["name"].as_str().unwrap().to_owned(), [v(0), v(1), v(2)])
+                let name = b["name"].as_str().unwrap().to_owned();
+                let v = |key: &str, i: usize| b[key][i].as_f64().unwrap();
+                let t = [
+                    v("world_t_mmd", 0),
+                    v("world_t_mmd", 1),
+                    v("world_t_mmd", 2),
+                ];
+                let q = std::array::from_fn(|i| v("world_q_mmd", i));
+                ((name.clone(), t), (name, q))
             })
-            .collect();
+            .unzip();
         out.insert(frame, bones);
+        turns.insert(frame, rotations);
     }
-    out
+    (out, turns)
 }
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -144,22 +131,16 @@ fn play(
     for f in 0..=last {
         c.update(f as f32 / 30.0, 1.0 / 30.0).unwrap();
         if f % step == 0 {
-            let bones = (0..skeleton.len())
+            let (bones, rotations) = (0..skeleton.len())
                 .map(|i| {
-                    let t = c.world()[i].translation;
+                    let (t, q) = (c.world()[i].translation, c.world()[i].matrix3);
+                    let q = glam::Quat::from_mat3a(&q).normalize().as_dquat();
                     let name = skeleton.names()[i].clone();
-                    (name, [f64::from(t.x), f64::from(t.y), f64::from(t.z)])
+                    let t = [f64::from(t.x), f64::from(t.y), f64::from(t.z)];
+                    ((name.clone(), t), (name, [q.x, q.y, q.z, q.w]))
                 })
-                .collect();
+                .unzip();
             out.insert(f, bones);
-            let rotations = (0..skeleton.len())
-                .map(|i| {
-                    let q = glam::Quat::from_mat3a(&c.world()[i].matrix3).normalize();
-                    let name = skeleton.names()[i].clone();
-                    let q = q.as_dquat();
-                    (name, [q.x, q.y, q.z, q.w])
-                })
-                .collect();
             turns.insert(f, rotations);
         }
     }
@@ -306,7 +287,7 @@ fn miku_physics_moves_like_bullet() {
     for (case, motion, step, last, ceiling) in cases {
         let (sim, sim_turns) = play(&model, &motion, step, last, true);
         let (anim, anim_turns) = play(&model, &motion, step, last, false);
-        let bullet = load(&dir.join(format!("bullet_miku_v2_{case}.json")));
+        let (bullet, turns) = load(&dir.join(format!("bullet_miku_v2_{case}.json")));
         let (bones, frames, phys, without, ratio) = compare(&sim, &bullet, &anim, &simulated);
         eprintln!(
             "{case}: {bones} bones x {frames} frames, median to Bullet {phys:.3} with physics, {without:.3} without, ratio {ratio:.3}"
@@ -314,7 +295,6 @@ fn miku_physics_moves_like_bullet() {
         assert!(bones >= 12 && frames >= 10, "{case}: too little compared");
         assert!(ratio <= ceiling, "{case}: ratio {ratio:.3} above {ceiling}");
         check_bones(case, &per_bone(&sim, &bullet, &anim, &simulated), 0.9);
-        let turns = load_turns(&dir.join(format!("bullet_miku_v2_{case}.json")));
         check_turns(
             case,
             &per_bone_turns(&sim_turns, &turns, &anim_turns, &simulated),
@@ -381,7 +361,7 @@ fn variant_physics_moves_like_bullet() {
     for (case, motion, step, last, ceiling, bone_ceiling) in cases {
         let (sim, sim_turns) = play(&model, &motion, step, last, true);
         let (anim, anim_turns) = play(&model, &motion, step, last, false);
-        let bullet = load(&variant.join(format!("bullet_miku_v2_variant_{case}.json")));
+        let (bullet, turns) = load(&variant.join(format!("bullet_miku_v2_variant_{case}.json")));
         let (bones, frames, phys, without, ratio) = compare(&sim, &bullet, &anim, &simulated);
         eprintln!(
             "variant {case}: {bones} bones x {frames} frames, median to Bullet {phys:.3} with physics, {without:.3} without, ratio {ratio:.3}"
@@ -394,7 +374,6 @@ fn variant_physics_moves_like_bullet() {
             "variant {case}: ratio {ratio:.3} above {ceiling}"
         );
         check_bones(&format!("variant {case}"), &each, bone_ceiling);
-        let turns = load_turns(&variant.join(format!("bullet_miku_v2_variant_{case}.json")));
         check_turns(
             &format!("variant {case}"),
             &per_bone_turns(&sim_turns, &turns, &anim_turns, &simulated),
@@ -445,7 +424,7 @@ fn own_rigs_move_like_bullet() {
         for ((case, motion, last), (ceiling, bone_ceiling)) in cases.into_iter().zip(ceilings) {
             let (sim, sim_turns) = play(&model, &motion, 10, last, true);
             let (anim, anim_turns) = play(&model, &motion, 10, last, false);
-            let bullet = load(&refs.join(format!("bullet_{}_{case}.json", rig.name)));
+            let (bullet, turns) = load(&refs.join(format!("bullet_{}_{case}.json", rig.name)));
             let (bones, frames, phys, without, ratio) = compare(&sim, &bullet, &anim, &simulated);
             let name = format!("{} {case}", rig.name);
             eprintln!(
@@ -455,7 +434,6 @@ fn own_rigs_move_like_bullet() {
             assert!(bones >= 12 && frames >= 29, "{name}: too little compared");
             assert!(ratio <= ceiling, "{name}: ratio {ratio:.3} above {ceiling}");
             check_bones(&name, &each, bone_ceiling);
-            let turns = load_turns(&refs.join(format!("bullet_{}_{case}.json", rig.name)));
             check_turns(
                 &name,
                 &per_bone_turns(&sim_turns, &turns, &anim_turns, &simulated),
