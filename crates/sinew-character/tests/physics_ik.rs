@@ -60,3 +60,51 @@ fn hair_ik_is_left_to_physics() {
         "{phys_knee} vs {ik_knee}"
     );
 }
+
+/// skeleton-dynamics-api.md, "Lifecycle": "on disposal, close the ModelInstance or detach
+/// physics" (`instance.detachPhysics()`, sinew's `Character::disable_physics`). Detached, the
+/// character is one that never had physics: its next frame equals, bone for bone, that of a
+/// character playing the same pose without physics — the simulated hair back where the
+/// animation puts it and the hair IK, left to physics while it ran, solved again — and no
+/// physics report is given. A detach that left the instance believing physics runs would keep
+/// the hair IK off; one that kept stepping the ragdoll would keep the simulated hair.
+#[test]
+fn detached_physics_gives_the_bones_back_to_the_animation() {
+    let Some(model) = common::model("miku_v2.pmd") else {
+        return;
+    };
+    let (mmd, _) = model.mmd().unwrap();
+    let file = |name: &str| mmd.bone_index(name).unwrap();
+    let pose = common::pose_motion(
+        &model,
+        &[(file("上半身"), Vec3::ZERO, Quat::from_rotation_y(1.0))],
+    );
+    let tip = model.bone("右髪７").unwrap();
+    let mut plain = Character::new(&model);
+    plain.play(&pose);
+    let mut c = Character::new(&model);
+    c.play(&pose);
+    c.enable_physics().unwrap();
+    let dt = 1.0 / 30.0;
+    for _ in 0..20 {
+        c.advance(dt).unwrap();
+        plain.advance(dt).unwrap();
+    }
+    let apart = (Vec3::from(c.world()[tip.index()].translation)
+        - Vec3::from(plain.world()[tip.index()].translation))
+    .length();
+    assert!(apart > 0.5, "physics and the hair IK apart: {apart}");
+    assert!(c.physics_report().is_some());
+
+    c.disable_physics();
+    assert!(!c.is_physics_enabled() && !c.instance().physics_active());
+    c.advance(dt).unwrap();
+    plain.advance(dt).unwrap();
+    assert!(c.physics_report().is_none());
+    for (bone, (got, want)) in c.world().iter().zip(plain.world()).enumerate() {
+        assert!(
+            got.abs_diff_eq(*want, 1e-5),
+            "bone {bone}: {got:?} vs {want:?}"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 use sinew_character::{Character, CharacterModel};
 
 fn main() -> Result<(), sinew_character::CharacterError> {
-    let assets = "../shared/assets/mmd/threejs-examples";
+    let shared = std::env::var("SINEW_ASSETS").unwrap_or("../shared/assets".into());
+    let assets = format!("{shared}/mmd/threejs-examples");
     let model = CharacterModel::load(format!("{assets}/miku/miku_v2.pmd"))?;
     let dance = model.load_motion(format!("{assets}/vmds/wavefile_v2.vmd"))?;
     // A .glb plays a clip of its own: `let dance = model.clip(0)?.clone();`

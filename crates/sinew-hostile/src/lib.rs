@@ -13,6 +13,7 @@
 //! use it to prove that no file can crash, hang or exhaust a sinew host.
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod attack;
 pub mod gen;
 pub mod mutate;

@@ -7,8 +7,9 @@
 //!   buffers pointing at devices or outside their folder).
 //! * `sinew-hostile run DIR --sinew PATH [--timeout S]`: runs `inspect`, `pose`, `render` and
 //!   `bake` (each with physics for models) on every file; each run must end with exit 0 or 2
-//!   within the timeout and, on 2, print one line naming the file. Prints a table and exits 1 on
-//!   any violation.
+//!   within the timeout and, on 2, print one line naming the file; then the hostile arguments of
+//!   `view` and `render … --out X.mp4` ([`sinew_hostile::args`]) on the real model. Prints a
+//!   table and exits 1 on any violation.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -278,8 +279,38 @@ fn run(dir: &Path, sinew: &Path, timeout: u64) -> std::io::Result<bool> {
             }
         }
     }
+    // Hostile arguments of the window and the videos, on the real model when the corpus holds
+    // it (the window's lines answer "no display" where there is none).
+    let mut attacks = Vec::new();
+    if let Some(m) = (files.iter()).find(|p| p.file_name().is_some_and(|n| n == "real-miku_v2.pmd"))
+    {
+        attacks.extend(sinew_hostile::args::video_attacks(m, None, &scratch)?);
+        attacks.extend(sinew_hostile::args::view_attacks(m, None, &scratch)?);
+    }
+    for attack in &attacks {
+        runs += 1;
+        let args: Vec<&std::ffi::OsStr> = attack.args.iter().map(|a| a.as_os_str()).collect();
+        let o = run_one(sinew, &args, timeout);
+        slowest = slowest.max(o.seconds);
+        let lines = o.stderr.lines().filter(|l| !l.contains("warning:")).count();
+        match o.code {
+            Some(0) => ok0 += 1,
+            Some(2) if lines == 1 => ok2 += 1,
+            _ => bad.push(format!(
+                "{}: exit {:?} after {:.1} s: {}",
+                attack.label,
+                o.code,
+                o.seconds,
+                o.stderr.lines().last().unwrap_or("")
+            )),
+        }
+    }
     let _ = std::fs::remove_dir_all(&scratch);
-    println!("files: {}", files.len());
+    println!(
+        "files: {}, hostile argument lines: {}",
+        files.len(),
+        attacks.len()
+    );
     println!(
         "runs: {runs}  exit 0: {ok0}  exit 2 (one line naming the file or flag): {ok2}  other: {}",
         bad.len()

@@ -17,6 +17,10 @@ pub const HUMANOID_KIND: &str = "humanoid";
 /// The name the rifle is hung as.
 pub const RIFLE: &str = "rifle";
 
+/// The body mod [`humanoid_rifle_config`] names in its `mods.body` (the spec's `anim`, the
+/// plugin that draws the body and hangs its props).
+pub const BODY_MOD: &str = "anim";
+
 /// A rifle-like prop (0.9 m): root at the butt, then `body`, and the empties `stock`,
 /// `grip` (right hand, under the action), `support` (left hand, under the barrel) and
 /// `muzzle`. Hand empties are turned so a hand reaching them wraps the rifle: the right
@@ -57,10 +61,11 @@ pub fn rifle() -> Prop {
 /// The demo's `world.ik3d` table for [`Humanoid`](crate::Humanoid) (kind [`HUMANOID_KIND`]):
 /// the rifle's stock in the right shoulder pocket (on `clavicle_r`, 11 cm out, 3 cm down,
 /// 8 cm forward, barrel forward and turned 4° inward), the right hand on `grip` with the
-/// elbow down and out, the left hand on `support` with the elbow down and out to the left.
+/// elbow down and out, the left hand on `support` with the elbow down and out to the left;
+/// its `mods.body` is [`BODY_MOD`].
 #[must_use]
 pub fn humanoid_rifle_config() -> PropsConfig {
-    let mut config = PropsConfig::default();
+    let mut config = PropsConfig::new(BODY_MOD);
     config.kinds.insert(
         HUMANOID_KIND.to_owned(),
         KindConfig {

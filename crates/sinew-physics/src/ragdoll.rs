@@ -56,6 +56,9 @@ struct BodyRt {
     /// Collision shape (centred on the body), the radius of a sphere holding it, the
     /// `(group, non-collision mask)` pair, friction and restitution.
     shape: Collider,
+    /// The collision shape's size, simulation units, in the definition's convention (sphere:
+    /// x radius; box: half extents; capsule: x radius, y cylinder height).
+    size: Vec3,
     reach: f32,
     groups: (u8, u64),
     friction: f32,
@@ -180,6 +183,19 @@ impl Ragdoll {
             .copied()
             .flatten()
             .map(|i| &self.bodies[i])
+    }
+
+    /// The collision shape definition body `body` was created with, if it was: its kind and
+    /// its size in simulation units, in [`RigidBodyDesc::size`]'s convention (sphere: x
+    /// radius; box: half extents; capsule: x radius, y full height of the cylinder) — the
+    /// table's size times the unit scale, sphere and capsule radii times the profile's radius
+    /// scales (a capsule keeping its full length).
+    ///
+    /// [`RigidBodyDesc::size`]: sinew::dynamics::RigidBodyDesc::size
+    #[must_use]
+    pub fn body_shape(&self, body: usize) -> Option<(sinew::dynamics::Shape, Vec3)> {
+        let b = self.rt(body)?;
+        Some((self.definitions.0[b.def].desc().shape, b.size))
     }
 
     /// Pose of definition body `body` in simulation-local coordinates (relative to the

@@ -1,7 +1,10 @@
 //! babylon-mmd's `constraint_test*.pmx` joint test models load, and simulate for four seconds
-//! with their root swinging: no NaN, no bad bodies, anchors together, joints near their
-//! authored boxes (Bullet's soft limits by default; within the projection tolerance with
-//! joint projection on). Skips (with a message) when the shared assets are absent.
+//! with their root swinging: no NaN, no bad bodies, anchors together; with joint projection on,
+//! joints within the projection tolerance of their authored boxes. With Bullet's soft limits
+//! (the default) how far the joints run past their boxes is held against Bullet itself, on the
+//! same swing played as a VMD: `sinew-character`'s `tests/constraint_models.rs`, with the
+//! references in `constraint_models/` here. Skips (with a message) when the shared assets are
+//! absent (fails under `CI=true`).
 
 use glam::{Affine3A, Quat, Vec3};
 use sinew::dynamics::SkeletonDynamicsBuilder;
@@ -54,12 +57,11 @@ fn constraint_test_models_load_and_simulate() {
         let (bodies, joints) = (physics.bodies().len(), physics.joints().len());
         assert!(bodies > 0, "{name}: no rigid bodies read");
         // Bullet's soft limits (default), then hard ones (projection). Soft: the anchor lags a
-        // root accelerating at up to 27 units/s² (≈ 0.05–0.28 measured), and the angles run
-        // past their limits by up to 0.11 rad (constraint_test2: Bullet damps before gravity,
-        // and its frame offset slides rather than turns a body whose crossing rotations sit at
-        // their limits, which leaves the rotation rows alone to hold it).
+        // root accelerating at up to 27 units/s² (≈ 0.05–0.28 measured); the angles' excess
+        // (≈ 0.0006–0.06 rad measured) is printed here and held against Bullet's in
+        // sinew-character's constraint_models (this swing played as a VMD in both engines).
         for (projection, max_excess, max_sep) in [
-            (None, 0.2, 0.5),
+            (None, f32::INFINITY, 0.5),
             (Some(JointProjection::default()), 0.025, 0.01),
         ] {
             let options = PhysicsOptions {

@@ -692,12 +692,20 @@ fn floating_origin_shift_keeps_bodies_in_the_world() {
     assert!((after - before).length() < 1e-3, "{before} → {after}");
 }
 
+/// A profile picks the bodies, overrides a mode and scales radii: the pendulum's capsule
+/// (radius 0.03, cylinder 0.2) with radius scale 2 is created with radius 0.06 and the same
+/// full length (cylinder 0.14); the anchor box, scaled 3, keeps its half extents (the scale is
+/// a radius scale). Without the entry's scale the capsule would keep radius 0.03.
 #[test]
 fn profile_selects_bodies_and_overrides_mode() {
     let (_, m) = pendulum();
     let p = Profile {
         bodies: vec![
-            ProfileBody::new(0),
+            ProfileBody {
+                body: 0,
+                mode: None,
+                radius_scale: 3.0,
+            },
             ProfileBody {
                 body: 1,
                 mode: Some(BodyMode::Kinematic),
@@ -714,13 +722,132 @@ fn profile_selects_bodies_and_overrides_mode() {
         },
     )
     .unwrap();
+    assert_eq!(r.body_mode(0), Some(BodyMode::Kinematic));
     assert_eq!(r.body_mode(1), Some(BodyMode::Kinematic));
+    let (shape, size) = r.body_shape(1).unwrap();
+    assert_eq!(shape, Shape::Capsule);
+    assert!(
+        size.abs_diff_eq(Vec3::new(0.06, 0.14, 0.0), 1e-6),
+        "capsule radius doubled, full length kept: {size}"
+    );
+    assert!((size.y + 2.0 * size.x - (0.2 + 2.0 * 0.03)).abs() < 1e-6);
+    assert_eq!(r.body_shape(0), Some((Shape::Box, Vec3::splat(0.05))));
+    // Unscaled: the table's sizes.
+    let r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    assert_eq!(
+        r.body_shape(1),
+        Some((Shape::Capsule, Vec3::new(0.03, 0.2, 0.0)))
+    );
     let only_anchor = PhysicsOptions {
         profile: Some(Profile::from_bodies([0])),
         ..PhysicsOptions::default()
     };
     let r = Ragdoll::new(&m, only_anchor).unwrap();
     assert_eq!((r.body_count(), r.joint_count()), (1, 0));
+    assert_eq!(
+        r.body_shape(1),
+        None,
+        "a body the profile leaves out is not created"
+    );
+}
+
+/// skeleton-dynamics-api.md, "Physics": `profileRadiusScale`, "finite positive number; radius
+/// scale of generated profile capsules". A table with radius scale 1.5 (and unit scale 2):
+/// with a profile its sphere and capsule are created with radii × 1.5 (× the entry's own
+/// scale, 2 for the sphere), capsules keeping their full length, boxes as they are; without a
+/// profile the table's sizes stand. Scales that are not finite and positive are refused. A
+/// ragdoll that ignored the table's scale would create radii × 1 (× 2).
+#[test]
+fn table_radius_scale_scales_profile_radii() {
+    let skel = skeleton(1.0);
+    let table = |radius_scale: f32| {
+        Physics::new(
+            vec![
+                body(
+                    Some(1),
+                    Shape::Sphere,
+                    Vec3::splat(0.1),
+                    Vec3::Y,
+                    BodyMode::Kinematic,
+                ),
+                body(
+                    Some(2),
+                    Shape::Capsule,
+                    Vec3::new(0.04, 0.3, 0.0),
+                    Vec3::new(0.0, 0.8, 0.0),
+                    BodyMode::Kinematic,
+                ),
+                body(
+                    None,
+                    Shape::Box,
+                    Vec3::new(0.1, 0.2, 0.3),
+                    Vec3::ZERO,
+                    BodyMode::Kinematic,
+                ),
+            ]
+            .into_iter()
+            .map(|b| RigidBody::new(b).unwrap())
+            .collect(),
+            vec![],
+            Vec3::splat(2.0),
+            false,
+            true,
+            radius_scale,
+            vec![],
+        )
+    };
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(table(bad).is_err(), "radius scale {bad}");
+    }
+    let mut m = Model::new(skel.clone());
+    SkeletonDynamicsBuilder::new(&skel)
+        .physics(table(1.5).unwrap())
+        .attach(&mut m)
+        .unwrap();
+    assert_eq!(m.dynamics().physics().profile_radius_scale(), 1.5);
+    let profile = Profile {
+        bodies: vec![
+            ProfileBody {
+                body: 0,
+                mode: None,
+                radius_scale: 2.0,
+            },
+            ProfileBody::new(1),
+            ProfileBody::new(2),
+        ],
+        joints: Vec::new(),
+    };
+    let r = Ragdoll::new(
+        &m,
+        PhysicsOptions {
+            profile: Some(profile),
+            ..PhysicsOptions::default()
+        },
+    )
+    .unwrap();
+    let close = |body: usize, shape: Shape, want: Vec3| {
+        let (s, size) = r.body_shape(body).unwrap();
+        assert_eq!(s, shape, "body {body}");
+        assert!(
+            size.abs_diff_eq(want, 1e-6),
+            "body {body}: {size} vs {want}"
+        );
+    };
+    // Sphere: 0.1 × 2 (unit) × 1.5 (table) × 2 (entry).
+    close(0, Shape::Sphere, Vec3::new(0.6, 0.0, 0.0));
+    // Capsule: radius 0.08 × 1.5 = 0.12; full length 0.6 + 0.16 = 0.76 kept.
+    close(1, Shape::Capsule, Vec3::new(0.12, 0.52, 0.0));
+    close(2, Shape::Box, Vec3::new(0.2, 0.4, 0.6));
+    // Without a profile: no profile capsules, the table's sizes (× the unit scale).
+    let r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    assert_eq!(
+        r.body_shape(0),
+        Some((Shape::Sphere, Vec3::new(0.2, 0.0, 0.0)))
+    );
+    assert_eq!(
+        r.body_shape(1),
+        Some((Shape::Capsule, Vec3::new(0.08, 0.6, 0.0)))
+    );
 }
 
 #[test]
@@ -1077,4 +1204,53 @@ fn bodies_and_joints_as_handles() {
     );
     assert!(!r.set_body_world(bodies[1], DVec3::NAN, Quat::IDENTITY));
     assert!(!r.set_body_world(bodies[1], target, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)));
+}
+
+/// skeleton-dynamics-api.md, `updateTransformAfterPhysics`: "rebuilds the hierarchy after
+/// writeback, preserving solved IK corrections without solving IK again" — through a ragdoll's
+/// locals writeback. The humanoid's left arm chain takes the ponytail's tip, a simulated bone,
+/// as its controller (its default target). Physics swings the ponytail every frame; after the
+/// writeback the hand is exactly where the frame's solve put it (aimed at the tip's animated
+/// place), not re-aimed at where physics moved the tip, which a second solve would do.
+#[test]
+fn after_physics_rebuild_does_not_solve_ik_again() {
+    use sinew::dynamics::IkChain;
+    let h = sinew_humanoid::Humanoid::new();
+    let mut m = h.model_with_ik_and_physics();
+    let tip = h.bones.ponytail[4];
+    let hand = h.bones.arm[0].end;
+    let arm = &m.dynamics().ik_chains()[m.dynamics().chain_index("arm_l").unwrap()];
+    let chain = IkChain::with_params(
+        "arm_l",
+        tip,
+        arm.effector(),
+        arm.links().to_vec(),
+        *arm.params(),
+    )
+    .unwrap();
+    SkeletonDynamicsBuilder::new(m.skeleton())
+        .ik(chain)
+        .attach(&mut m)
+        .unwrap();
+    let mut inst = SkeletonInstance::new(&m);
+    let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
+    r.set_gravity(Vec3::new(8.0, -9.8, 4.0));
+    let at = |inst: &SkeletonInstance, b: BoneId| translation(&inst.world()[b.index()]);
+    let mut swing = 0.0f32;
+    for f in 0..40 {
+        inst.update_transform();
+        let (solved_hand, animated_tip) = (inst.world()[hand.index()], at(&inst, tip));
+        let result = *inst.ik_result("arm_l").unwrap();
+        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
+            .unwrap();
+        swing = swing.max((at(&inst, tip) - animated_tip).length());
+        assert!(
+            inst.world()[hand.index()].abs_diff_eq(solved_hand, 1e-6),
+            "frame {f}: the hand moved after physics: {} → {}",
+            Vec3::from(solved_hand.translation),
+            at(&inst, hand)
+        );
+        assert_eq!(inst.ik_result("arm_l"), Some(&result), "frame {f}");
+    }
+    assert!(swing > 0.05, "physics moved the tip by {swing}");
 }

@@ -12,9 +12,9 @@
 //! of the first entry out of shape (`kinds.xbot.limbs[1].pole: must be a non-zero
 //! direction`). The types also derive serde's traits, so a host may deserialize them with
 //! any serde format and then call [`PropsConfig::check`]. The `mods` key (the host's wiring,
-//! `{ body, limbs? }`) is required in a table read from JSON, with a `body` (`mods.body: is
-//! required`); it is checked for shape and carried, not read. A table built in code may leave it
-//! out.
+//! `{ body, limbs? }`) is required with its `body` in every table, read or built in code
+//! (`mods.body: is required`; [`PropsConfig::new`] starts a table with one); it is checked for
+//! shape and carried, not read.
 
 use std::collections::BTreeMap;
 
@@ -30,8 +30,8 @@ pub struct PropsConfig {
     /// Kinds by name, as the body mod names them.
     #[serde(default)]
     pub kinds: BTreeMap<String, KindConfig>,
-    /// The host's plugin wiring (`{ body, limbs? }`); carried, not read. Required (with its
-    /// `body`) in a table read by [`Self::from_json`]; checked for shape when present.
+    /// The host's plugin wiring (`{ body, limbs? }`); carried, not read. Required, with its
+    /// `body` ([`Self::check`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mods: Option<Value>,
 }
@@ -85,6 +85,16 @@ pub struct LimbConfig {
 }
 
 impl PropsConfig {
+    /// A table with no kinds whose `mods.body` names `body`, the plugin that hands ik3d its
+    /// bodies.
+    #[must_use]
+    pub fn new(body: &str) -> Self {
+        Self {
+            kinds: BTreeMap::new(),
+            mods: Some(serde_json::json!({ "body": body })),
+        }
+    }
+
     /// Parses a `world.ik3d` table from JSON and checks it.
     ///
     /// # Errors
@@ -100,8 +110,7 @@ impl PropsConfig {
     /// Reads and checks a table already parsed into a [`serde_json::Value`].
     ///
     /// # Errors
-    /// As [`Self::from_json`], and `mods.body: is required` for a table without `mods.body`
-    /// (ik3d-props-and-limbs.md: "body is required").
+    /// As [`Self::from_json`].
     pub fn from_value(value: &Value) -> Result<Self, PropsError> {
         let root = value
             .as_object()
@@ -128,9 +137,6 @@ impl PropsConfig {
             }
         }
         config.check()?;
-        if config.mods.is_none() {
-            return Err(PropsError::config("", "mods.body".into(), "is required"));
-        }
         Ok(config)
     }
 
@@ -139,8 +145,9 @@ impl PropsConfig {
     /// # Errors
     /// [`PropsError::Config`] naming the kind and the field of the first entry out of shape:
     /// a blank name or suffix, a non-finite `at`/`turn`, a zero or non-finite `pole`; a `mods`
-    /// present but out of shape (not an object, no `body`, a blank or non-string `body` or
-    /// `limbs`, another key).
+    /// out of shape (not an object, no `body`, a blank or non-string `body` or `limbs`,
+    /// another key); after the kinds, a table without `mods` as `mods.body: is required`
+    /// (ik3d-props-and-limbs.md: "body is required").
     pub fn check(&self) -> Result<(), PropsError> {
         if let Some(mods) = &self.mods {
             check_mods(mods)?;
@@ -179,6 +186,9 @@ impl PropsConfig {
                     ));
                 }
             }
+        }
+        if self.mods.is_none() {
+            return Err(PropsError::config("", "mods.body".into(), "is required"));
         }
         Ok(())
     }

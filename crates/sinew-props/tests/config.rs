@@ -132,3 +132,49 @@ fn check_covers_configs_built_in_code_and_changes() {
     assert_eq!(rig.config().kinds["xbot"].limbs[0].pole, [-1.0, -1.0, 0.0]);
     assert!(PropsRig::new(std::sync::Arc::new(c), None).is_err());
 }
+
+/// ik3d-props-and-limbs.md, `.mods`: "body is required", and `check( numbers )` "checks a
+/// world.ik3d table": the rule holds for a table built in code or read through serde too, not
+/// only for one read by `from_json`. A table without `mods` (the default, or serde's without
+/// the key) and one whose `mods` names no `body` are refused by `check`, by a rig and by a
+/// config change (the old table stays); the built-in humanoid rifle table and
+/// `PropsConfig::new` comply. A `check` that skipped an absent `mods` accepts the first three.
+#[test]
+fn check_requires_mods_body_for_tables_built_in_code() {
+    let mut no_mods = (*common::config()).clone();
+    no_mods.mods = None;
+    let serde_no_mods: PropsConfig = serde_json::from_str(r#"{"kinds": {"xbot": {}}}"#).unwrap();
+    for c in [no_mods.clone(), PropsConfig::default(), serde_no_mods] {
+        let e = c.check().unwrap_err();
+        assert_eq!(e.to_string(), "mods.body: is required", "{c:?}");
+        assert!(PropsRig::new(std::sync::Arc::new(c), None).is_err());
+    }
+    let mut no_body = (*common::config()).clone();
+    no_body.mods = Some(serde_json::json!({ "limbs": "interact" }));
+    assert_eq!(
+        no_body.check().unwrap_err().to_string(),
+        "mods.body: is required"
+    );
+    let mut rig = PropsRig::new(common::config(), Some("xbot")).unwrap();
+    assert!(rig.set_config(std::sync::Arc::new(no_mods)).is_err());
+    assert!(rig.config().mods.is_some(), "the old table stays");
+    // Entries out of shape are still named first, as `from_json` reports them.
+    let mut bad = PropsConfig::default();
+    bad.kinds.insert(" ".into(), Default::default());
+    assert_eq!(
+        bad.check().unwrap_err().to_string(),
+        "kinds: kind names must not be blank"
+    );
+    // Tables built in code that name their body mod comply.
+    let rifle = sinew_humanoid::rifle::humanoid_rifle_config();
+    rifle.check().unwrap();
+    assert_eq!(
+        rifle.mods,
+        Some(serde_json::json!({ "body": sinew_humanoid::rifle::BODY_MOD }))
+    );
+    PropsConfig::new("anim").check().unwrap();
+    assert_eq!(
+        PropsConfig::new("anim").mods,
+        Some(serde_json::json!({ "body": "anim" }))
+    );
+}

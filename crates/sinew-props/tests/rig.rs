@@ -351,7 +351,7 @@ fn limp_bodies_stand_as_the_clip_draws_them() {
     rig.set_limp(false);
     rig.solve(&mut s).unwrap();
     assert!(rig.short().is_some());
-    rig.set_config(Arc::new(PropsConfig::default())).unwrap();
+    rig.set_config(Arc::new(PropsConfig::new("anim"))).unwrap();
     rig.solve(&mut s).unwrap();
     assert_eq!(s.locals(), skel.rest_pose());
     assert!(rig.short().is_none());

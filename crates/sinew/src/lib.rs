@@ -7,7 +7,7 @@
 //!  reader (sinew-mmd / sinew-gltf / code)
 //!      │  Arc<Skeleton>                    immutable, shared by every character
 //!      ▼
-//!  RigState::new(skeleton)                 per character: locals, world buffer, scratch
+//!  RigState::new(skeleton)                 per character: locals, world buffer
 //!      │
 //!      ├─ sample → blend                   (anim)        writes local transforms
 //!      ├─ pose constraints                 (constraint)  inheritance, fixed axes
@@ -44,6 +44,6 @@ pub mod skeleton;
 pub use glam;
 pub use instance::SkeletonInstance;
 pub use math::Transform;
-pub use model::Model;
+pub use model::{Model, ModelFormat};
 pub use pose::{RigState, RootPlacement};
 pub use skeleton::{BoneId, Parent, Skeleton, SkeletonBuilder, SkeletonError};

@@ -232,16 +232,85 @@ fn shear_survives_the_hierarchy() {
     assert_eq!(out, world);
 }
 
+/// rig-descriptor.md, `get_world_transforms(rig)` (sinew's `RigState::allocate_world`):
+/// "Idempotently allocates the retained output used by compute_world_transforms(). It does not
+/// compute any transforms itself." The state is posed (turned locals, a placement off the
+/// origin) so that evaluating would give matrices unlike identity: a fresh buffer holds only
+/// identity matrices; a second call returns the same buffer with what the caller wrote in it
+/// (sentinels) untouched, not reallocated, reset or evaluated.
 #[test]
 fn allocation_is_idempotent() {
     let h = Humanoid::new();
     let mut state = RigState::new(h.skeleton.clone());
+    for l in state.locals_mut() {
+        l.rotation = Quat::from_rotation_z(0.3) * l.rotation;
+    }
+    state.set_placement(RootPlacement::from_translation(DVec3::new(3.0, 0.0, -2.0)));
     assert!(state.world().is_none());
-    let p1 = state.allocate_world().as_ptr();
-    let p2 = state.allocate_world().as_ptr();
-    assert_eq!(p1, p2);
-    let s1 = state.allocate_blend_scratch().weight.as_ptr();
-    let s2 = state.allocate_blend_scratch().weight.as_ptr();
-    assert_eq!(s1, s2);
-    assert_eq!(state.blend_scratch().unwrap().len(), 64);
+    let first = state.allocate_world();
+    assert_eq!(first.len(), h.skeleton.len());
+    assert!(
+        first.iter().all(|m| *m == Affine3A::IDENTITY),
+        "a new buffer holds identity matrices, nothing evaluated"
+    );
+    let p1 = first.as_ptr();
+    let sentinel = |i: usize| Affine3A::from_translation(Vec3::new(i as f32, -7.0, 0.5));
+    for (i, m) in first.iter_mut().enumerate() {
+        *m = sentinel(i);
+    }
+    let second = state.allocate_world();
+    assert_eq!(p1, second.as_ptr(), "the same buffer");
+    assert!(
+        second.iter().enumerate().all(|(i, m)| *m == sentinel(i)),
+        "allocating again leaves the buffer as the caller wrote it"
+    );
+    assert!(state
+        .world()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .all(|(i, m)| *m == sentinel(i)));
+    // Only `compute_world` evaluates into it.
+    let expected = {
+        let mut fresh = state.clone();
+        fresh.compute_world().to_vec()
+    };
+    assert!(expected.iter().enumerate().all(|(i, m)| *m != sentinel(i)));
+    assert_eq!(state.compute_world(), expected.as_slice());
+    assert_eq!(p1, state.world().unwrap().as_ptr());
+}
+
+/// rig-descriptor.md, `get_world_transforms`: "It does not compute any transforms itself."
+/// Reading the retained output is not evaluating it: after the locals, the placement and the
+/// origin change, `world()`, `allocate_world()` and an instance's `world()` still give the last
+/// evaluation's matrices (stale) until `compute_world` / `update_transform` runs. A reader or
+/// allocator that evaluated would give the new pose.
+#[test]
+fn reading_world_transforms_evaluates_nothing() {
+    let h = Humanoid::new();
+    let mut state = RigState::new(h.skeleton.clone());
+    let evaluated = state.compute_world().to_vec();
+    for l in state.locals_mut() {
+        l.rotation = Quat::from_rotation_x(0.4) * l.rotation;
+    }
+    state.set_placement(RootPlacement::from_translation(DVec3::new(0.0, 2.0, 0.0)));
+    state.set_origin(DVec3::new(1.0, 0.0, 0.0));
+    let now = state.clone().compute_world().to_vec();
+    assert!(now.iter().zip(&evaluated).all(|(a, b)| a != b));
+    assert_eq!(state.world().unwrap(), evaluated.as_slice());
+    assert_eq!(&*state.allocate_world(), evaluated.as_slice());
+    assert_eq!(state.world().unwrap(), evaluated.as_slice());
+    assert_eq!(state.compute_world(), now.as_slice());
+
+    let model = h.model_with_ik();
+    let mut inst = sinew::SkeletonInstance::new(&model);
+    inst.update_transform();
+    let before = inst.world().to_vec();
+    inst.input_mut()[h.bones.spine[0].index()].rotation = Quat::from_rotation_y(0.5);
+    assert!(inst.is_dirty());
+    assert_eq!(inst.world(), before.as_slice(), "reading does not evaluate");
+    assert_eq!(inst.state().world().unwrap(), before.as_slice());
+    assert!(inst.is_dirty());
+    inst.update_transform();
+    assert_ne!(inst.world(), before.as_slice());
 }

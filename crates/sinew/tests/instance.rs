@@ -178,23 +178,56 @@ fn solving_is_idempotent_and_disabled_chains_have_no_result() {
     );
 }
 
+/// skeleton-dynamics-api.md, `updateTransformAfterPhysics`: "rebuilds the hierarchy after
+/// writeback, preserving solved IK corrections without solving IK again". The arm's target is
+/// moved between the frame's solve and the after-physics rebuild: kept corrections leave the
+/// hand on the target it was solved for, a solve again would move it to the new one. The local
+/// physics wrote stays, and the rebuilt hierarchy uses it.
 #[test]
 fn after_physics_rebuild_keeps_ik_corrections() {
     let (h, m) = humanoid();
     let mut inst = SkeletonInstance::new(&m);
     inst.update_transform();
-    let target = pos(&inst, h.bones.arm[0].upper) + Vec3::new(0.3, -0.2, 0.15);
+    let hand = h.bones.arm[0].end;
+    let shoulder = pos(&inst, h.bones.arm[0].upper);
+    let target = shoulder + Vec3::new(0.3, -0.2, 0.15);
     inst.set_ik_target("arm_l", target, 1.0).unwrap();
     inst.update_transform();
+    assert!((pos(&inst, hand) - target).length() < 2e-3);
+    let solved = *inst.ik_result("arm_l").unwrap();
+    let solved_locals: Vec<Transform> = inst.state().locals().to_vec();
+    // The target moves after the solve (a host's input for the next frame).
+    let moved = shoulder + Vec3::new(0.1, -0.35, 0.25);
+    inst.set_ik_target("arm_l", moved, 1.0).unwrap();
     // Physics writes a ponytail bone back.
     let pony = h.bones.ponytail[1];
-    inst.state_mut().locals_mut()[pony.index()].rotation = Quat::from_rotation_x(0.5);
+    let written = Quat::from_rotation_x(0.5);
+    inst.state_mut().locals_mut()[pony.index()].rotation = written;
     inst.update_transform_after_physics();
-    assert!((pos(&inst, h.bones.arm[0].end) - target).length() < 2e-3);
-    // The rebuilt hierarchy uses the written local:
+    assert!(
+        (pos(&inst, hand) - target).length() < 2e-3,
+        "the hand stays where this frame's solve put it: {}",
+        pos(&inst, hand)
+    );
+    assert!((pos(&inst, hand) - moved).length() > 0.1);
+    assert_eq!(
+        inst.ik_result("arm_l"),
+        Some(&solved),
+        "no new solve result"
+    );
+    for (b, (now, then)) in inst.state().locals().iter().zip(&solved_locals).enumerate() {
+        if b != pony.index() {
+            assert_eq!(now, then, "bone {b}: the solved locals are kept");
+        }
+    }
+    // The written local stays, and the rebuilt hierarchy uses it.
     let l = inst.state().locals()[pony.index()];
+    assert_eq!(l.rotation, written);
     let w = inst.world()[h.bones.ponytail[0].index()] * l.to_affine();
     assert!(w.abs_diff_eq(inst.world()[pony.index()], 1e-5));
+    // The next frame solves for the moved target.
+    inst.update_transform();
+    assert!((pos(&inst, hand) - moved).length() < 2e-3);
 }
 
 #[test]
@@ -356,6 +389,106 @@ fn diamond_closure_meets_at_the_shared_target() {
         pos(&inst, lt).abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5),
         "paused closure keeps the pose"
     );
+}
+
+/// skeleton-dynamics-api.md, "Diamond Closure": "when branches belong to a closure they are
+/// not first solved as independent chains", and "solving starts from the midpoint of the two
+/// targets". With separate targets, the closure's pose is the one its first iteration gives:
+/// each branch solved from the animated pose toward the midpoint — the pose of the same two
+/// chains without the closure, both aimed at the midpoint. Solving each branch toward its own
+/// target first would start the closure from a bent pose, and the middle joints end elsewhere.
+#[test]
+fn closure_branches_are_not_first_solved_as_independent_chains() {
+    let (model, [lt, rt, ..]) = closure_model();
+    let (ta, tb) = (Vec3::new(0.6, 1.2, 0.5), Vec3::new(-0.2, 1.4, -0.5));
+    let mid = (ta + tb) * 0.5;
+    let mut inst = SkeletonInstance::new(&model);
+    inst.set_ik_target("left-linkage", ta, 1.0).unwrap();
+    inst.set_ik_target("right-linkage", tb, 1.0).unwrap();
+    inst.update_transform();
+    let r = *inst.ik_result("left-linkage").unwrap();
+    assert!(r.satisfied, "{r:?}");
+    // The same chains without the closure, each aimed at the midpoint.
+    let mut open = Model::new(model.skeleton().clone());
+    let mut b = SkeletonDynamicsBuilder::empty(model.skeleton());
+    for c in model.dynamics().ik_chains() {
+        b.ik(c.clone());
+    }
+    b.attach(&mut open).unwrap();
+    let mut reference = SkeletonInstance::new(&open);
+    reference.set_ik_target("left-linkage", mid, 1.0).unwrap();
+    reference.set_ik_target("right-linkage", mid, 1.0).unwrap();
+    reference.update_transform();
+    for (bone, (got, want)) in inst.world().iter().zip(reference.world()).enumerate() {
+        assert!(
+            got.abs_diff_eq(*want, 1e-5),
+            "bone {bone}: {got:?} vs {want:?}"
+        );
+    }
+    assert!((pos(&inst, lt) - mid).length() < 1e-3 && (pos(&inst, rt) - mid).length() < 1e-3);
+}
+
+/// skeleton-dynamics-api.md, "IkChain": `maxRotationStep` "0 limits that increment to zero,
+/// and subsequent Euler projection can still adjust the correction". A FABRIK chain with step
+/// 0 whose base link's Euler box excludes no turn (Z in [0.2, 0.4]) gets that link's correction
+/// projected into the box: the base turns by the box's nearest corner, 0.2 rad about Z, and the
+/// tip moves, though no direction-alignment increment was made. Without the box nothing moves.
+/// A solver that skipped a step-0 chain (or its projection) would leave the base unturned.
+#[test]
+fn zero_rotation_step_still_lets_the_euler_box_adjust() {
+    let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.0));
+    let s = SkeletonBuilder::new()
+        .bone("root", Parent::Root, Transform::IDENTITY)
+        .bone("base", "root", t(0.0, 0.0))
+        .bone("mid", "base", t(1.0, 0.0))
+        .bone("tip", "mid", t(1.0, 0.0))
+        .bone("goal", "root", t(1.0, 1.5))
+        .build()
+        .unwrap();
+    let f = |n: &str| s.find(n).unwrap();
+    let limit = sinew::ik::RotationLimit::new(Vec3::new(-0.1, -0.1, 0.2), Vec3::new(0.1, 0.1, 0.4))
+        .unwrap();
+    let model_with = |base: IkLink| {
+        let mut model = Model::new(s.clone());
+        let params = IkChainParams {
+            max_rotation_step: 0.0,
+            ..IkChainParams::default()
+        };
+        let chain = IkChain::with_params(
+            "arm",
+            f("goal"),
+            f("tip"),
+            vec![base, IkLink::new(f("mid"))],
+            params,
+        )
+        .unwrap();
+        let mut b = SkeletonDynamicsBuilder::new(&s);
+        b.ik(chain);
+        b.attach(&mut model).unwrap();
+        model
+    };
+    let boxed = model_with(IkLink::with_limit(f("base"), limit));
+    let mut inst = SkeletonInstance::new(&boxed);
+    inst.update_transform();
+    let base = inst.state().locals()[f("base").index()].rotation;
+    assert!(
+        base.abs_diff_eq(Quat::from_rotation_z(0.2), 1e-5),
+        "the box projected the frozen correction: {:?}",
+        base.to_euler(glam::EulerRot::XYZ)
+    );
+    assert!(limit.contains(base, 1e-5));
+    assert!(inst.ik_result("arm").is_some());
+    let tip = pos(&inst, f("tip"));
+    assert!(
+        (tip - Vec3::new(2.0, 0.0, 0.0)).length() > 0.1,
+        "the tip moved: {tip}"
+    );
+    // Without the box, step 0 freezes the chain.
+    let free = model_with(IkLink::new(f("base")));
+    let mut inst = SkeletonInstance::new(&free);
+    inst.update_transform();
+    assert!(pos(&inst, f("tip")).abs_diff_eq(Vec3::new(2.0, 0.0, 0.0), 1e-5));
+    assert_eq!(inst.state().locals(), s.rest_pose());
 }
 
 /// skeleton-dynamics-api.md, "SolveResult": "for a closure, it is the larger of the two

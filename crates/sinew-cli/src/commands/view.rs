@@ -12,6 +12,9 @@ use crate::error::CliError;
 use crate::source::SourceArgs;
 use crate::viewer::{self, ViewSpec};
 
+/// Most drawing threads `--threads` may ask for.
+const MAX_THREADS: usize = 256;
+
 /// Arguments of `sinew view`.
 #[derive(Args, Debug)]
 pub struct ViewArgs {
@@ -27,7 +30,7 @@ pub struct ViewArgs {
     /// Overlays at start, comma-separated: bones, bodies, none (B and R toggle them).
     #[arg(long, value_delimiter = ',')]
     pub overlay: Vec<String>,
-    /// Drawing threads (default: one a core).
+    /// Drawing threads, at most 256 (default: one a core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Close the window after this many seconds (for scripted runs and measurements); the
@@ -38,6 +41,12 @@ pub struct ViewArgs {
 
 /// Runs the command.
 pub fn run(args: &ViewArgs) -> Result<(), CliError> {
+    if args.threads > MAX_THREADS {
+        return Err(crate::commands::inspect::bad_input(
+            std::path::Path::new("--threads"),
+            format!("at most {MAX_THREADS} drawing threads, got {}", args.threads),
+        ));
+    }
     viewer::run(&ViewSpec {
         // Physics steps of at most 1/60 s, whatever the display does.
         anim: args.source.spec(60.0),

@@ -283,6 +283,7 @@ impl Ragdoll {
                     d.angular_damping.clamp(0.0, 1.0),
                 ),
                 shape,
+                size,
                 reach,
                 groups: (d.collision_group, d.non_collision_mask),
                 friction: d.friction,

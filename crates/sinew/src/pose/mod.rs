@@ -6,13 +6,12 @@
 //! * [`SoaPose`] / [`local_to_world_soa`]: the same pose eight bones per [`SoaBlock`] row,
 //!   for the sample → blend → hierarchy hot path (bit-identical results, fewer shuffles).
 //! * [`RigState`]: one character's local pose (the solver output), a retained world buffer
-//!   allocated on demand, optional blend scratch, its [`RootPlacement`] in `f64` world space and
-//!   the floating-origin anchor.
+//!   allocated on demand, its [`RootPlacement`] in `f64` world space and the floating-origin
+//!   anchor.
 //!
 //! World transforms are relative to the floating-origin anchor: `world = (placement − anchor) ×
 //! model`. With the anchor at zero (the default) they are plain world transforms.
 
-mod blend_scratch;
 #[cfg(target_arch = "x86_64")]
 mod l2w_avx2;
 mod local_pose;
@@ -21,7 +20,6 @@ mod placement;
 mod soa;
 mod state;
 
-pub use blend_scratch::BlendScratch;
 pub(crate) use local_pose::LocalPose;
 pub use local_to_world::{
     joint_skin_matrices, local_to_world, local_to_world_ordered, local_to_world_range,

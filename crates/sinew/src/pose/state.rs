@@ -4,15 +4,17 @@ use std::sync::Arc;
 
 use glam::{Affine3A, DVec3, Vec3};
 
-use super::{local_to_world, local_to_world_range, skin_matrices, BlendScratch, RootPlacement};
+use super::{local_to_world, local_to_world_range, skin_matrices, RootPlacement};
 use crate::{BoneId, Skeleton, Transform};
 
 /// Mutable per-character state over a shared [`Skeleton`] (the spec's `RigState`).
 ///
 /// * `locals`: the current local transforms — the solver output every stage writes.
-/// * `world`: retained world matrices, allocated on first use ([`Self::allocate_world`] or
-///   [`Self::compute_world`]) and reused every frame.
-/// * blend scratch: allocated idempotently by [`Self::allocate_blend_scratch`].
+/// * `world`: retained world matrices, allocated on first use ([`Self::allocate_world`], the
+///   spec's `get_world_transforms`, or [`Self::compute_world`]) and reused every frame; only
+///   the `compute_*` methods evaluate them, reading ([`Self::world`]) or allocating never does.
+/// * no blend scratch (the spec's optional `blend_scratch`): [`crate::anim::blend`] accumulates
+///   each bone's layers in registers and needs none.
 /// * a [`RootPlacement`] in `f64` and a floating-origin anchor: world matrices are relative to
 ///   the anchor, so a character 10⁶ m from the origin keeps sub-millimetre precision.
 #[derive(Clone, Debug)]
@@ -20,7 +22,6 @@ pub struct RigState {
     skeleton: Arc<Skeleton>,
     locals: Vec<Transform>,
     world: Vec<Affine3A>,
-    blend: Option<BlendScratch>,
     placement: RootPlacement,
     origin: DVec3,
     /// `placement` relative to `origin`, kept up to date by the setters so evaluating the
@@ -38,7 +39,6 @@ impl RigState {
             skeleton,
             locals,
             world: Vec::new(),
-            blend: None,
             placement: RootPlacement::IDENTITY,
             origin: DVec3::ZERO,
             root: RootPlacement::IDENTITY.to_affine_relative(DVec3::ZERO),
@@ -108,8 +108,10 @@ impl RigState {
         self.root
     }
 
-    /// Allocates the retained world buffer if it is not there yet (idempotent); computes
-    /// nothing.
+    /// Allocates the retained world buffer if it is not there yet (the spec's
+    /// `get_world_transforms`): idempotent, and it computes nothing — a new buffer holds
+    /// identity matrices, an existing one is returned as it is (the last evaluation's
+    /// matrices, or whatever the caller wrote). [`Self::compute_world`] evaluates into it.
     pub fn allocate_world(&mut self) -> &mut [Affine3A] {
         if self.world.len() != self.locals.len() {
             self.world = vec![Affine3A::IDENTITY; self.locals.len()];
@@ -117,7 +119,8 @@ impl RigState {
         &mut self.world
     }
 
-    /// The world matrices from the last evaluation, or `None` before the buffer exists.
+    /// The world matrices from the last evaluation, or `None` before the buffer exists. Reading
+    /// evaluates nothing: after the locals change they are stale until a `compute_*` call.
     #[must_use]
     pub fn world(&self) -> Option<&[Affine3A]> {
         (!self.world.is_empty()).then_some(self.world.as_slice())
@@ -185,25 +188,5 @@ impl RigState {
     pub fn skin_matrices(&self, out: &mut [Affine3A]) {
         assert!(!self.world.is_empty(), "compute_world first");
         skin_matrices(&self.world, self.skeleton.inverse_bind(), out);
-    }
-
-    /// Allocates the blend scratch if it is not there yet (idempotent) and returns it.
-    pub fn allocate_blend_scratch(&mut self) -> &mut BlendScratch {
-        let n = self.locals.len();
-        self.blend.get_or_insert_with(|| BlendScratch::new(n))
-    }
-
-    /// The blend scratch, if allocated.
-    #[must_use]
-    pub fn blend_scratch(&self) -> Option<&BlendScratch> {
-        self.blend.as_ref()
-    }
-
-    /// Local transforms and blend scratch at once (both borrowed mutably), allocating the
-    /// scratch if needed.
-    pub fn locals_and_scratch_mut(&mut self) -> (&mut [Transform], &mut BlendScratch) {
-        let n = self.locals.len();
-        let scratch = self.blend.get_or_insert_with(|| BlendScratch::new(n));
-        (&mut self.locals, scratch)
     }
 }
