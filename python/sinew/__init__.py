@@ -13,11 +13,14 @@ call into NumPy arrays — world matrices ``[frames, bones, 4, 4]``, morph weigh
     head = model.bone_names.index("頭")
     print(out["world"][:, head, :3, 3])        # the head's path, [300, 3]
 
+A VMD camera plays the same way: ``sinew.Camera("wavefile_camera.vmd").evaluate(range(300))``
+gives the eye, axes, field of view and view matrices per frame, cuts included.
+
 Bad input raises :class:`SinewError` with a one-line message naming the file. Evaluation
 releases the GIL, so threads evaluate characters in parallel. :mod:`sinew.batch` spreads a
 library of motions over a Ray cluster.
 """
 
-from ._sinew import Character, Model, Motion, SinewError, __version__
+from ._sinew import Camera, Character, Model, Motion, SinewError, __version__
 
-__all__ = ["Character", "Model", "Motion", "SinewError", "__version__"]
+__all__ = ["Camera", "Character", "Model", "Motion", "SinewError", "__version__"]

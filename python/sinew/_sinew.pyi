@@ -96,7 +96,13 @@ class Character:
         *,
         physics: bool = False,
         dynamic: Optional[Sequence[str]] = None,
+        max_frames: int = 36000,
+        max_memory_mb: int = 2048,
     ) -> None: ...
+    max_frames: int
+    """Most frames one call evaluates or simulates (the CLI's ``--max-frames``)."""
+    max_memory_mb: int
+    """Most MiB one call returns or bakes (the CLI's ``--max-memory-mb``)."""
     @property
     def model(self) -> Model: ...
     def play(self, motion: Motion) -> None:
@@ -156,3 +162,36 @@ class Character:
     ) -> List[str]:
         """Evaluates frames from time 0 and writes them as a ``.glb`` animation; returns
         warnings."""
+
+class Camera:
+    """A VMD camera, played the way babylon-mmd's ``MmdCamera`` plays it: a Bézier curve per
+    channel, and a cut where two keys sit on consecutive frames (the first holds, then the
+    camera jumps). Values are in MMD's left-handed space and units, like MMD characters'
+    world matrices."""
+
+    def __init__(self, path: _Path) -> None:
+        """Reads the camera keys of a VMD file. Raises :class:`SinewError` naming the file when
+        it cannot be read or parsed, or has no camera keys."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def duration(self) -> float:
+        """Seconds from 0 to the last key."""
+    @property
+    def key_frames(self) -> List[int]:
+        """The keys' frame numbers (30 fps), sorted."""
+    @property
+    def cuts(self) -> List[int]:
+        """The frames the camera jumps at (a key on the frame after another)."""
+    def evaluate(
+        self,
+        frames: Optional[Iterable[float]] = None,
+        *,
+        times: Optional[Iterable[float]] = None,
+        fps: float = 30.0,
+    ) -> Dict[str, npt.NDArray[Union[np.float32, np.bool_]]]:
+        """Samples frames (numbers at ``fps``, fractions allowed) or times (seconds); returns
+        float32 ``"times"`` ``[F]``, ``"eye"``, ``"target"``, ``"up"``, ``"forward"``,
+        ``"rotation"`` ``[F, 3]``, ``"fov"`` (vertical, radians) and ``"distance"`` ``[F]``,
+        ``"view"`` ``[F, 4, 4]`` (world → camera, translation in the last column), and bool
+        ``"perspective"`` ``[F]``. With neither, every frame from 0 to the last key."""

@@ -221,7 +221,29 @@ class _Evaluator:
         return os.getpid()
 
     def run(self, item: Job, name: str, out_dir: str, options: Options) -> Dict[str, Any]:
+        # Fault injection for the tests: the worker process dies in the middle of this job.
+        if name == os.environ.get("SINEW_BATCH_DIE_ON"):
+            os._exit(1)
         return evaluate_job(self.models, item, name, out_dir, options)
+
+
+def _lost_worker(item: Job, name: str, out: Path, error: BaseException) -> Dict[str, Any]:
+    """The record of a job whose worker died (its process killed, out of memory, a crash):
+    the job failed, its error record is written, and the batch goes on with a new worker."""
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    record: Dict[str, Any] = {
+        "name": name,
+        "model": item.model,
+        "motion": item.motion,
+        "clip": item.clip,
+        "ok": False,
+        "error": f"the worker running this job died: {reason}",
+        "error_type": type(error).__name__,
+    }
+    text = json.dumps(record, ensure_ascii=False, indent=1)
+    _write_atomically(out / f"{name}.error.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    record.update(loaded_model=False, seconds=0.0)
+    return record
 
 
 def _progress(total: int, enabled: bool):
@@ -298,14 +320,36 @@ def run(
         actors = [actor.remote() for _ in range(used_workers)]
         ray.get([a.ready.remote() for a in actors])
         started = time.perf_counter()
-        pool = ray.util.ActorPool(actors)
         bar = _progress(len(todo), progress)
-        for record in pool.map_unordered(lambda a, t: a.run.remote(t[0], t[1], str(out), options), todo):
+        waiting = list(todo)
+        running: Dict[Any, Tuple[Any, Job, str]] = {}
+
+        def start(a) -> None:
+            item, name = waiting.pop(0)
+            running[a.run.remote(item, name, str(out), options)] = (a, item, name)
+
+        for a in actors:
+            if waiting:
+                start(a)
+        while running:
+            ready, _ = ray.wait(list(running), num_returns=1)
+            a, item, name = running.pop(ready[0])
+            try:
+                record = ray.get(ready[0])
+            except ray.exceptions.RayError as e:
+                # The worker died with the job: record it, replace the worker, go on.
+                record = _lost_worker(item, name, out, e)
+                ray.kill(a)
+                actors.remove(a)
+                a = actor.remote()
+                actors.append(a)
             records.append(record)
             if bar is not None:
                 bar.update(1)
                 if not record["ok"]:
                     bar.write(f"sinew batch: {record['name']}: {record['error']}")
+            if waiting:
+                start(a)
         if bar is not None:
             bar.close()
         for a in actors:

@@ -24,8 +24,8 @@ enum Clock {
     Fresh,
     /// Simulated by whole frames at `fps`; `next` is the first frame not simulated yet.
     Frames { next: u64, fps: f32 },
-    /// Simulated up to time `now`.
-    Times { now: f32 },
+    /// Simulated up to time `now` (seconds, `f64` so that it keeps moving at any time).
+    Times { now: f64 },
 }
 
 /// Which frames or times one `evaluate` call asks for.
@@ -54,6 +54,50 @@ struct Arrays {
 /// Frames between checks for Ctrl-C during a long call.
 const SIGNAL_EVERY: u64 = 256;
 
+/// The CLI's default bounds (`--max-frames`, `--max-memory-mb`).
+const DEFAULT_MAX_FRAMES: u64 = 36_000;
+const DEFAULT_MAX_MEMORY_MB: u64 = 2048;
+
+/// How much work one call may do: frames evaluated or simulated, and bytes of what it returns
+/// (the CLI's `--max-frames` and `--max-memory-mb`).
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    max_frames: u64,
+    max_memory_mb: u64,
+}
+
+impl Limits {
+    /// Refuses `count` frames above the cap; `what` names the argument.
+    fn frames(self, count: u64, what: &str) -> PyResult<()> {
+        if count > self.max_frames {
+            return Err(input(
+                what,
+                format!(
+                    "{count} frames would be evaluated; the cap is {} (raise it with max_frames=...)",
+                    self.max_frames
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses `bytes` above the memory cap.
+    fn memory(self, bytes: u64, what: &str) -> PyResult<()> {
+        let cap = self.max_memory_mb.saturating_mul(1 << 20);
+        if bytes > cap {
+            return Err(input(
+                what,
+                format!(
+                    "about {} MiB would be needed; the cap is {} MiB (raise it with max_memory_mb=...)",
+                    bytes >> 20,
+                    self.max_memory_mb
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn reserve(n: usize, what: &str) -> PyResult<Vec<f32>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|e: TryReserveError| {
@@ -81,6 +125,7 @@ pub struct Character {
     path: PathBuf,
     stages: String,
     clock: Clock,
+    limits: Limits,
 }
 
 impl Character {
@@ -129,11 +174,11 @@ impl Character {
     }
 
     /// Simulates (or seeks, physics off) to `time`, in steps of at most `1 / fps`.
-    fn go_to_time(&mut self, time: f32, fps: f32) -> PyResult<()> {
+    fn go_to_time(&mut self, time: f64, fps: f32) -> PyResult<()> {
         let path = self.path.clone();
         let fail = |e| character_error(e, &path);
         if !self.inner.is_physics_enabled() {
-            return self.inner.seek(time).map_err(fail);
+            return self.inner.seek(time as f32).map_err(fail);
         }
         let mut now = match self.clock {
             Clock::Fresh => {
@@ -154,9 +199,12 @@ impl Character {
             ));
         }
         let mut steps = 0u64;
+        let step = 1.0 / f64::from(fps);
         while now < time {
-            let next = (now + 1.0 / fps).min(time);
-            self.inner.update(next, next - now).map_err(fail)?;
+            let next = (now + step).min(time);
+            self.inner
+                .update(next as f32, (next - now) as f32)
+                .map_err(fail)?;
             now = next;
             self.clock = Clock::Times { now };
             steps += 1;
@@ -215,7 +263,7 @@ impl Character {
             }
             Request::Times(times) => {
                 for (k, &t) in times.iter().enumerate() {
-                    self.go_to_time(t, fps)?;
+                    self.go_to_time(f64::from(t), fps)?;
                     arrays.times.push(t);
                     self.record(arrays)?;
                     if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
@@ -227,7 +275,20 @@ impl Character {
         Ok(())
     }
 
-    fn request(&self, frames: Option<Vec<i64>>, times: Option<Vec<f64>>) -> PyResult<Request> {
+    fn request(
+        &self,
+        frames: Option<&Bound<'_, PyAny>>,
+        times: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Request> {
+        // The length first: a huge range is refused before anything is built from it.
+        for (arg, name) in [(frames, "frames"), (times, "times")] {
+            if let Some(a) = arg {
+                let n = a.len().map_err(|_| input(name, "expected a sequence"))?;
+                self.limits.frames(n as u64, name)?;
+            }
+        }
+        let frames: Option<Vec<i64>> = frames.map(|f| f.extract()).transpose()?;
+        let times: Option<Vec<f64>> = times.map(|t| t.extract()).transpose()?;
         match (frames, times) {
             (Some(_), Some(_)) => Err(input("evaluate", "give frames or times, not both")),
             (Some(frames), None) => frames
@@ -275,13 +336,18 @@ fn check_fps(fps: f32) -> PyResult<()> {
 impl Character {
     /// A character of `model`, playing `motion` when given, with physics on when `physics`
     /// (see `enable_physics` for `dynamic`).
+    ///
+    /// `max_frames` and `max_memory_mb` bound each call as the CLI's `--max-frames` and
+    /// `--max-memory-mb` do (frames evaluated or simulated; bytes returned or baked).
     #[new]
-    #[pyo3(signature = (model, motion = None, *, physics = false, dynamic = None))]
+    #[pyo3(signature = (model, motion = None, *, physics = false, dynamic = None, max_frames = DEFAULT_MAX_FRAMES, max_memory_mb = DEFAULT_MAX_MEMORY_MB))]
     fn new(
         model: Bound<'_, Model>,
         motion: Option<&Motion>,
         physics: bool,
         dynamic: Option<Vec<String>>,
+        max_frames: u64,
+        max_memory_mb: u64,
     ) -> PyResult<Self> {
         let m = model.get();
         let mut character = Self {
@@ -291,6 +357,10 @@ impl Character {
             model: model.clone().unbind(),
             stages: "full".to_owned(),
             clock: Clock::Fresh,
+            limits: Limits {
+                max_frames,
+                max_memory_mb,
+            },
         };
         if let Some(motion) = motion {
             character.inner.play(&motion.inner);
@@ -299,6 +369,28 @@ impl Character {
             character.enable_physics(dynamic)?;
         }
         Ok(character)
+    }
+
+    /// Most frames one call evaluates or simulates (default 36,000, the CLI's).
+    #[getter]
+    fn get_max_frames(&self) -> u64 {
+        self.limits.max_frames
+    }
+
+    #[setter]
+    fn set_max_frames(&mut self, frames: u64) {
+        self.limits.max_frames = frames;
+    }
+
+    /// Most MiB one call returns or bakes (default 2,048, the CLI's).
+    #[getter]
+    fn get_max_memory_mb(&self) -> u64 {
+        self.limits.max_memory_mb
+    }
+
+    #[setter]
+    fn set_max_memory_mb(&mut self, mb: u64) {
+        self.limits.max_memory_mb = mb;
     }
 
     /// The model.
@@ -449,8 +541,8 @@ impl Character {
     fn evaluate<'py>(
         &mut self,
         py: Python<'py>,
-        frames: Option<Vec<i64>>,
-        times: Option<Vec<f64>>,
+        frames: Option<Bound<'py, PyAny>>,
+        times: Option<Bound<'py, PyAny>>,
         fps: f32,
         world: bool,
         morphs: bool,
@@ -458,16 +550,45 @@ impl Character {
     ) -> PyResult<Bound<'py, PyDict>> {
         check_fps(fps)?;
         let all = frames.is_none() && times.is_none();
-        let mut request = self.request(frames, times)?;
+        let mut request = self.request(frames.as_ref(), times.as_ref())?;
         if all {
             let count = (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u64 + 1;
+            self.limits.frames(count, "frames")?;
             request = Request::Frames((0..count).collect());
         }
         let n = request.len();
+        // With physics every frame up to the last one asked for is simulated.
+        if self.inner.is_physics_enabled() {
+            let simulated = match (&request, self.clock) {
+                (Request::Frames(f), Clock::Frames { next, .. }) => {
+                    f.iter().max().map_or(0, |&m| (m + 1).saturating_sub(next))
+                }
+                (Request::Frames(f), _) => f.iter().max().map_or(0, |&m| m + 1),
+                (Request::Times(t), clock) => {
+                    let now = match clock {
+                        Clock::Times { now } => now,
+                        _ => 0.0,
+                    };
+                    let last = t.iter().copied().fold(0.0f32, f32::max);
+                    ((f64::from(last) - now).max(0.0) * f64::from(fps)).ceil() as u64
+                }
+            };
+            self.limits.frames(simulated.max(n as u64), "frames")?;
+        }
         let bones = self.source_bones.len();
         let model = Arc::clone(self.inner.model());
         let morph_count = model.morph_names().len();
         let vertex_count: usize = model.meshes().iter().map(|m| m.mesh.positions.len()).sum();
+        let per_frame = bones * 16 * usize::from(world)
+            + morph_count * usize::from(morphs)
+            + vertex_count * 3 * usize::from(vertices)
+            + 1;
+        self.limits.memory(
+            (n as u64)
+                .saturating_mul(per_frame as u64)
+                .saturating_mul(4),
+            "evaluate",
+        )?;
         let size = |per: usize| n.saturating_mul(per);
         let mut arrays = Arrays {
             times: Vec::with_capacity(n),
@@ -514,7 +635,7 @@ impl Character {
             .map_err(|e| character_error(e, &self.path))?;
         if self.inner.is_physics_enabled() {
             self.clock = Clock::Times {
-                now: self.inner.time(),
+                now: self.inner.clock(),
             };
         }
         Ok(())
@@ -566,9 +687,17 @@ impl Character {
         check_fps(fps)?;
         let count = match frames {
             Some(0) => return Err(input("frames", "a bake has at least one frame")),
-            Some(n) => n,
-            None => (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u32 + 1,
+            Some(n) => u64::from(n),
+            None => (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u64 + 1,
         };
+        self.limits.frames(count, "frames")?;
+        // A baked frame holds each bone's translation, rotation and scale and each morph's
+        // weight.
+        let model = Arc::clone(self.inner.model());
+        let per_frame = model.skeleton().len() as u64 * 40 + model.morph_names().len() as u64 * 4;
+        self.limits
+            .memory(count.saturating_mul(per_frame), "bake")?;
+        let count = u32::try_from(count).map_err(|_| input("frames", "too many frames"))?;
         if self.inner.is_physics_enabled() {
             self.inner.reset_physics();
         }

@@ -7,23 +7,26 @@
 //!
 //! ```text
 //!  Model(path) ──▶ Character(model, motion, physics=…) ──evaluate(frames)──▶ {"world": [F, B, 4, 4], …}
+//!  Camera(camera.vmd) ──evaluate(frames)──▶ {"eye": [F, 3], "view": [F, 4, 4], …}
 //! ```
 //!
 //! Bad input raises `sinew.SinewError` with the CLI's one-line message; nothing panics across
 //! the boundary (a panic would surface as `pyo3_runtime.PanicException`, a bug).
 
+mod camera;
 mod character;
 mod error;
 mod model;
 
 use pyo3::prelude::*;
 
-/// sinew's native module: `Model`, `Motion`, `Character`, `SinewError`.
+/// sinew's native module: `Model`, `Motion`, `Character`, `Camera`, `SinewError`.
 #[pymodule]
 fn _sinew(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<model::Motion>()?;
     m.add_class::<character::Character>()?;
+    m.add_class::<camera::Camera>()?;
     m.add("SinewError", m.py().get_type::<error::SinewError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -65,6 +65,10 @@ pub struct Character {
     /// The meshes hold the current pose's vertices.
     skinned: bool,
     time: f32,
+    /// The clock `advance` moves, in seconds: kept in `f64` so that it keeps moving at any
+    /// time (an `f32` stops taking steps of 1/60 s past about 2^18 s); `time` is its nearest
+    /// `f32`.
+    clock: f64,
     /// A frame has been evaluated.
     evaluated: bool,
 }
@@ -91,6 +95,7 @@ impl Character {
             skin_mode: SkinMode::Linear,
             skinned: false,
             time: 0.0,
+            clock: 0.0,
             evaluated: false,
             model: Arc::clone(model),
         }
@@ -198,6 +203,13 @@ impl Character {
         self.time
     }
 
+    /// The time of the last evaluated frame, seconds, as the character's `f64` clock keeps it:
+    /// [`Self::advance`] moves it by every `dt`, however long the character has played.
+    #[must_use]
+    pub fn clock(&self) -> f64 {
+        self.clock
+    }
+
     /// Advances `dt` seconds and evaluates the frame there (physics steps what `dt` pays for).
     ///
     /// # Errors
@@ -207,8 +219,10 @@ impl Character {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
         }
-        let t = self.time + dt;
-        self.update(t, dt)
+        let t = self.clock + f64::from(dt);
+        self.update(t as f32, dt)?;
+        self.clock = t;
+        Ok(())
     }
 
     /// Jumps to `time` and evaluates the frame there; simulated bodies start again from the
@@ -239,6 +253,7 @@ impl Character {
             return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
         }
         self.time = time;
+        self.clock = f64::from(time);
         self.apply_input(time);
         let physics = self.physics.as_mut().filter(|p| p.enabled);
         let world_writeback = physics
@@ -279,6 +294,7 @@ impl Character {
             return Err(CharacterError::invalid("time", "finite", time));
         }
         self.time = time;
+        self.clock = f64::from(time);
         self.apply_input(time);
         self.instance.update_transform_before_physics();
         if let Some(props) = &mut self.props {

@@ -18,7 +18,16 @@
 //!                           │ props → physics (Ragdoll, the model's writeback rule)
 //!                           ▼
 //!  world() / skin_matrices() / skinned_mesh(i)              for any renderer, baker, server
+//!
+//!  camera .vmd ──▶ CameraMotion::sample(t) ──▶ CameraState   target, rotation, distance, fov,
+//!                                                            eye, axes, view matrix
+//!              ──▶ LightMotion::sample(t)  ──▶ LightState    colour, direction
 //! ```
+//!
+//! A [`CameraMotion`] is the scene's side of a VMD: the camera keys played the way
+//! babylon-mmd's `MmdCamera` plays them (per-channel Bézier curves, cuts on consecutive
+//! frames), sampled at any time like a character's motion, in the same MMD space as the
+//! characters' world matrices; a [`LightMotion`] is the file's light keys.
 //!
 //! A [`Crowd`] is many characters of one model, each at its own phase of a motion, evaluated
 //! in parallel (rayon) frame by frame.
@@ -50,9 +59,11 @@
 #![warn(missing_docs)]
 
 mod bake;
+mod camera;
 mod character;
 mod crowd;
 mod error;
+mod light;
 mod mesh;
 mod mixer;
 mod model;
@@ -60,9 +71,11 @@ mod motion;
 mod pose_file;
 
 pub use bake::{bake_glb, glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
+pub use camera::{frame_of_time, CameraKey, CameraMotion, CameraState};
 pub use character::Character;
 pub use crowd::Crowd;
 pub use error::CharacterError;
+pub use light::{LightKey, LightMotion, LightState};
 pub use mesh::CharacterMesh;
 pub use mixer::{LayerId, MAX_LAYERS};
 pub use model::{

@@ -11,6 +11,8 @@
 //! * `sinew bench` — the library's standard workloads, timed.
 //! * `sinew crowd MODEL --motion M --count N [--physics]` — many dancers at once, timed.
 //! * `sinew bake MODEL … --out F.glb` — evaluated animation baked into a `.glb`.
+//! * `sinew camera CAMERA.vmd … --json OUT` — a VMD camera per frame (eye, axes, view matrix)
+//!   in the schema of `../shared/conformance/camera`.
 //!
 //! Errors are one line naming what is wrong; exit code 2 for bad input, 1 for internal failures.
 //! Inputs are read only from regular files (at most 1 GiB); `pose`, `render` and `bake` are
@@ -66,11 +68,16 @@ enum Command {
     Skin(commands::skin::SkinArgs),
     /// Bake an evaluated animation (motion, clip, physics) into a .glb.
     Bake(commands::bake::BakeArgs),
+    /// Play a VMD camera and write it per frame as JSON (eye, axes, view matrix; cuts).
+    Camera(commands::camera::CameraArgs),
 }
 
 fn main() -> ExitCode {
     signals::default_sigpipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(&e),
+    };
     let result: Result<(), CliError> = match cli.command {
         Command::Demo(args) => commands::demo::run(&args),
         Command::Inspect(args) => commands::inspect::run(&args),
@@ -81,6 +88,7 @@ fn main() -> ExitCode {
         Command::Bake(args) => commands::bake::run(&args),
         Command::Skin(args) => commands::skin::run(&args),
         Command::View(args) => commands::view::run(&args),
+        Command::Camera(args) => commands::camera::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,4 +97,31 @@ fn main() -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// Help and version print as clap prints them (exit 0); a bad argument is one line, as every
+/// other refusal is (exit 2).
+fn argument_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    // clap's message is its first paragraph ("error: …", perhaps with the arguments it lists
+    // on the lines below); usage and tips follow a blank line.
+    let text = e.render().to_string();
+    let message: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let message = message.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    eprintln!("sinew: {message} (see sinew --help)");
+    ExitCode::from(2)
 }

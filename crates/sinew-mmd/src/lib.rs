@@ -35,7 +35,9 @@
 //!   [`MmdMotion::from_vmd`]
 //! - [`Pmx::parse`] / [`Pmx::to_bytes`], [`Pmd::parse`], [`Vmd::parse`] / [`Vmd::to_bytes`]
 //! - [`decode_bone_interpolation`]: the 64-byte VMD bone interpolation block
-//!   as four Bézier curves (X, Y, Z, rotation).
+//!   as four Bézier curves (X, Y, Z, rotation); [`decode_camera_interpolation`]:
+//!   a camera key's 24 bytes as six (X, Y, Z, rotation, distance, FOV), which
+//!   `sinew-character`'s `CameraMotion` plays.
 //!
 //! The format layer ([`format`](mod@format)) keeps positions, rotations and Euler angles in MMD's
 //! left-handed model space exactly as stored and validates no cross-reference; [`model`] does
@@ -78,4 +80,4 @@ pub use model::{MmdError, MmdFormat, MmdModel, StagedGap};
 pub use motion::MmdMotion;
 pub use pmd::Pmd;
 pub use pmx::Pmx;
-pub use vmd::{decode_bone_interpolation, Vmd};
+pub use vmd::{decode_bone_interpolation, decode_camera_interpolation, Vmd};

@@ -2,6 +2,7 @@
 
 pub mod bake;
 pub mod bench;
+pub mod camera;
 pub mod crowd;
 pub mod demo;
 pub mod inspect;

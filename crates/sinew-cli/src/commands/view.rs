@@ -44,7 +44,10 @@ pub fn run(args: &ViewArgs) -> Result<(), CliError> {
     if args.threads > MAX_THREADS {
         return Err(crate::commands::inspect::bad_input(
             std::path::Path::new("--threads"),
-            format!("at most {MAX_THREADS} drawing threads, got {}", args.threads),
+            format!(
+                "at most {MAX_THREADS} drawing threads, got {}",
+                args.threads
+            ),
         ));
     }
     viewer::run(&ViewSpec {

@@ -84,11 +84,16 @@ pub struct VmdCameraKey {
     /// Rotation, Euler radians.
     pub rotation: Vec3,
     /// Raw interpolation: six curves (X, Y, Z, rotation, distance, FOV) of
-    /// 4 bytes `x1, x2, y1, y2`.
+    /// 4 bytes `x1, x2, y1, y2` (not the bone block's interleaved rows); decode
+    /// with [`decode_camera_interpolation`]. The curves ease the segment that
+    /// ends at this key.
     pub interpolation: [u8; 24],
-    /// Field of view, degrees.
+    /// Vertical field of view, whole degrees.
     pub fov: u32,
-    /// Perspective off (orthographic) when true.
+    /// MMD's "perspective" switch turned off (an orthographic view): the
+    /// record's last byte is 0 for perspective on, MMD's default, and 1 for
+    /// off. babylon-mmd reads the same byte as `perspective = byte != 0`, the
+    /// reverse naming, and its camera never uses it.
     pub orthographic: bool,
 }
 
@@ -197,6 +202,62 @@ pub fn decode_bone_interpolation(block: &[u8; 64]) -> VmdBoneInterpolation {
         z: curve(2),
         rotation: curve(3),
     }
+}
+
+/// The six curves of a camera keyframe, each easing its channel over the
+/// segment that ends at the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VmdCameraInterpolation {
+    /// Target X.
+    pub x: VmdBezier,
+    /// Target Y.
+    pub y: VmdBezier,
+    /// Target Z.
+    pub z: VmdBezier,
+    /// Rotation (all three angles).
+    pub rotation: VmdBezier,
+    /// Distance.
+    pub distance: VmdBezier,
+    /// Field of view.
+    pub fov: VmdBezier,
+}
+
+/// Decodes a camera key's 24 interpolation bytes: six 4-byte curves in the
+/// order X, Y, Z, rotation, distance, FOV, each stored `x1, x2, y1, y2` (as
+/// babylon-mmd's `VmdLoader` and MMD read them).
+#[must_use]
+pub fn decode_camera_interpolation(block: &[u8; 24]) -> VmdCameraInterpolation {
+    let curve = |k: usize| VmdBezier {
+        p1: [block[4 * k], block[4 * k + 2]],
+        p2: [block[4 * k + 1], block[4 * k + 3]],
+    };
+    VmdCameraInterpolation {
+        x: curve(0),
+        y: curve(1),
+        z: curve(2),
+        rotation: curve(3),
+        distance: curve(4),
+        fov: curve(5),
+    }
+}
+
+/// Encodes six camera curves into the 24-byte layout that
+/// [`decode_camera_interpolation`] reads.
+#[must_use]
+pub fn encode_camera_interpolation(curves: &VmdCameraInterpolation) -> [u8; 24] {
+    let mut out = [0u8; 24];
+    let all = [
+        curves.x,
+        curves.y,
+        curves.z,
+        curves.rotation,
+        curves.distance,
+        curves.fov,
+    ];
+    for (k, c) in all.iter().enumerate() {
+        out[4 * k..4 * k + 4].copy_from_slice(&[c.p1[0], c.p2[0], c.p1[1], c.p2[1]]);
+    }
+    out
 }
 
 /// Encodes four curves into the 64-byte block layout that
@@ -389,6 +450,46 @@ mod tests {
             &[5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 4, 8, 12, 16, 0]
         );
         assert_eq!(decode_bone_interpolation(&block), curves);
+    }
+
+    #[test]
+    fn camera_interpolation_is_six_curves_of_x1_x2_y1_y2() {
+        let block: [u8; 24] = std::array::from_fn(|i| i as u8 + 1);
+        let c = decode_camera_interpolation(&block);
+        assert_eq!((c.x.p1, c.x.p2), ([1, 3], [2, 4]));
+        assert_eq!((c.y.p1, c.y.p2), ([5, 7], [6, 8]));
+        assert_eq!((c.rotation.p1, c.rotation.p2), ([13, 15], [14, 16]));
+        assert_eq!((c.fov.p1, c.fov.p2), ([21, 23], [22, 24]));
+        assert_eq!(encode_camera_interpolation(&c), block);
+        // MMD's default linear curve as a camera key stores it.
+        let linear = decode_camera_interpolation(&[20, 107, 20, 107].repeat(6).try_into().unwrap());
+        assert_eq!(linear.distance, VmdBezier::LINEAR);
+    }
+
+    #[test]
+    fn camera_key_record_layout() {
+        let mut vmd = Vmd::default();
+        vmd.camera_keys.push(VmdCameraKey {
+            frame: 7,
+            distance: -45.0,
+            target: Vec3::new(1.0, 2.0, 3.0),
+            rotation: Vec3::new(0.1, 0.2, 0.3),
+            interpolation: std::array::from_fn(|i| i as u8),
+            fov: 30,
+            orthographic: true,
+        });
+        let bytes = vmd.to_bytes();
+        // Header (50), bone and morph counts, camera count, then the 61-byte record.
+        let rec = &bytes[62..123];
+        assert_eq!(&rec[..4], &7u32.to_le_bytes());
+        assert_eq!(&rec[4..8], &(-45.0f32).to_le_bytes());
+        assert_eq!(&rec[8..12], &1.0f32.to_le_bytes());
+        assert_eq!(&rec[20..24], &0.1f32.to_le_bytes());
+        assert_eq!(rec[32], 0);
+        assert_eq!(rec[55], 23);
+        assert_eq!(&rec[56..60], &30u32.to_le_bytes());
+        assert_eq!(rec[60], 1, "perspective off");
+        assert_eq!(Vmd::parse(&bytes).unwrap(), vmd);
     }
 
     #[test]
