@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -98,11 +98,15 @@ class Character:
         dynamic: Optional[Sequence[str]] = None,
         max_frames: int = 36000,
         max_memory_mb: int = 2048,
-    ) -> None: ...
+    ) -> None:
+        """``max_frames`` and ``max_memory_mb`` bound every call as the CLI's ``--max-frames``
+        and ``--max-memory-mb`` do (same defaults); a call past either raises
+        :class:`SinewError` before any work."""
     max_frames: int
-    """Most frames one call evaluates or simulates (the CLI's ``--max-frames``)."""
+    """Most frames one call evaluates or simulates (the CLI's ``--max-frames``, default
+    36,000): with physics, every frame from the last one simulated up to the last asked for."""
     max_memory_mb: int
-    """Most MiB one call returns or bakes (the CLI's ``--max-memory-mb``)."""
+    """Most MiB one call returns or bakes (the CLI's ``--max-memory-mb``, default 2,048)."""
     @property
     def model(self) -> Model: ...
     def play(self, motion: Motion) -> None:
@@ -114,7 +118,8 @@ class Character:
         """The end of what plays, in seconds."""
     @property
     def time(self) -> float:
-        """The time of the last evaluated frame, in seconds."""
+        """The time of the last evaluated frame, in seconds (a 64-bit clock: ``advance``
+        keeps moving it however long the character plays)."""
     @property
     def unmatched_bones(self) -> List[str]:
         """Motion bones the model does not have."""
@@ -137,9 +142,9 @@ class Character:
     def physics(self) -> bool: ...
     def evaluate(
         self,
-        frames: Optional[Iterable[int]] = None,
+        frames: Optional[Sequence[int]] = None,
         *,
-        times: Optional[Iterable[float]] = None,
+        times: Optional[Sequence[float]] = None,
         fps: float = 30.0,
         world: bool = True,
         morphs: bool = True,
@@ -148,7 +153,10 @@ class Character:
         """Evaluates frames (numbers at ``fps``) or times (seconds); returns ``"times"``
         ``[F]``, ``"world"`` ``[F, bones, 4, 4]``, ``"morphs"`` ``[F, morphs]``,
         ``"vertices"`` ``[F, vertices, 3]``. With neither, every frame of what plays. Physics
-        frames are simulated in order. Releases the GIL."""
+        frames are simulated in order. The count (a sequence's ``len()``, a range never
+        materialised; the whole motion's from its end), the frames physics simulates and the
+        bytes returned are checked against ``max_frames`` / ``max_memory_mb`` first. Releases
+        the GIL; hears Ctrl-C."""
     def advance(self, dt: float) -> None:
         """Advances by ``dt`` seconds and evaluates one frame."""
     def world(self) -> npt.NDArray[np.float32]:
@@ -160,8 +168,9 @@ class Character:
     def bake(
         self, path: _Path, *, fps: float = 30.0, frames: Optional[int] = None
     ) -> List[str]:
-        """Evaluates frames from time 0 and writes them as a ``.glb`` animation; returns
-        warnings."""
+        """Evaluates ``frames`` frames (default: all of what plays) from time 0 and writes them
+        as a ``.glb`` animation; returns warnings. The count and an estimate of the bake's
+        memory are checked against ``max_frames`` / ``max_memory_mb`` first; hears Ctrl-C."""
 
 class Camera:
     """A VMD camera, played the way babylon-mmd's ``MmdCamera`` plays it: a Bézier curve per
@@ -169,9 +178,14 @@ class Camera:
     camera jumps). Values are in MMD's left-handed space and units, like MMD characters'
     world matrices."""
 
-    def __init__(self, path: _Path) -> None:
+    def __init__(self, path: _Path, *, max_frames: int = 36000, max_memory_mb: int = 2048) -> None:
         """Reads the camera keys of a VMD file. Raises :class:`SinewError` naming the file when
-        it cannot be read or parsed, or has no camera keys."""
+        it cannot be read or parsed, or has no camera keys. ``max_frames`` and
+        ``max_memory_mb`` bound each ``evaluate`` as they bound a :class:`Character`'s."""
+    max_frames: int
+    """Most frames one ``evaluate`` samples (the CLI's ``--max-frames``, default 36,000)."""
+    max_memory_mb: int
+    """Most MiB one ``evaluate`` returns (the CLI's ``--max-memory-mb``, default 2,048)."""
     @property
     def path(self) -> str: ...
     @property
@@ -185,9 +199,9 @@ class Camera:
         """The frames the camera jumps at (a key on the frame after another)."""
     def evaluate(
         self,
-        frames: Optional[Iterable[float]] = None,
+        frames: Optional[Sequence[float]] = None,
         *,
-        times: Optional[Iterable[float]] = None,
+        times: Optional[Sequence[float]] = None,
         fps: float = 30.0,
     ) -> Dict[str, npt.NDArray[Union[np.float32, np.bool_]]]:
         """Samples frames (numbers at ``fps``, fractions allowed) or times (seconds); returns

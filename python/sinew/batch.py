@@ -221,24 +221,34 @@ class _Evaluator:
         return os.getpid()
 
     def run(self, item: Job, name: str, out_dir: str, options: Options) -> Dict[str, Any]:
-        # Fault injection for the tests: the worker process dies in the middle of this job.
-        if name == os.environ.get("SINEW_BATCH_DIE_ON"):
+        # Fault injection for the tests (comma-separated job names): the worker process dies in
+        # the middle of this job, or the job raises what evaluate_job does not turn into a record.
+        if name in os.environ.get("SINEW_BATCH_DIE_ON", "").split(","):
             os._exit(1)
+        if name in os.environ.get("SINEW_BATCH_RAISE_ON", "").split(","):
+            raise LookupError(f"{name}: raised for the test")
         return evaluate_job(self.models, item, name, out_dir, options)
 
 
-def _lost_worker(item: Job, name: str, out: Path, error: BaseException) -> Dict[str, Any]:
-    """The record of a job whose worker died (its process killed, out of memory, a crash):
-    the job failed, its error record is written, and the batch goes on with a new worker."""
-    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+def _failed_remotely(item: Job, name: str, out: Path, error: BaseException, died: bool) -> Dict[str, Any]:
+    """The record of a job that ended in Ray rather than in a record: its worker died (the
+    process killed, out of memory, a crash: ``died``) or the job raised what
+    :func:`evaluate_job` does not turn into a record. The job failed, its error record is
+    written, and the batch goes on."""
+    cause = getattr(error, "cause", None) if not died else None
+    shown = cause if isinstance(cause, BaseException) else error
+    text = str(shown).strip()
+    reason = text.splitlines()[0] if text else type(shown).__name__
+    if died:
+        reason = f"the worker running this job died: {reason}"
     record: Dict[str, Any] = {
         "name": name,
         "model": item.model,
         "motion": item.motion,
         "clip": item.clip,
         "ok": False,
-        "error": f"the worker running this job died: {reason}",
-        "error_type": type(error).__name__,
+        "error": reason,
+        "error_type": type(shown).__name__,
     }
     text = json.dumps(record, ensure_ascii=False, indent=1)
     _write_atomically(out / f"{name}.error.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
@@ -336,9 +346,13 @@ def run(
             a, item, name = running.pop(ready[0])
             try:
                 record = ray.get(ready[0])
+            except ray.exceptions.RayTaskError as e:
+                # The job raised; its worker lives on and takes the next job.
+                record = _failed_remotely(item, name, out, e, died=False)
             except ray.exceptions.RayError as e:
-                # The worker died with the job: record it, replace the worker, go on.
-                record = _lost_worker(item, name, out, e)
+                # The worker died with the job (RayActorError, WorkerCrashedError, the object
+                # lost with it): record the job, replace the worker, go on.
+                record = _failed_remotely(item, name, out, e, died=True)
                 ray.kill(a)
                 actors.remove(a)
                 a = actor.remote()

@@ -1,16 +1,20 @@
 //! `sinew.Camera`: a VMD camera (babylon-mmd's `MmdCamera`, cuts included) sampled at many
 //! frames or times in one call into NumPy arrays.
 
-use std::collections::TryReserveError;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sinew_character::{frame_of_time, CameraMotion};
 
+use crate::character::{
+    check_signals, extract_n, reserve, sequence_len, Limits, DEFAULT_MAX_FRAMES,
+    DEFAULT_MAX_MEMORY_MB, SIGNAL_EVERY,
+};
 use crate::error::{character_error, input};
 
 /// A VMD camera: its keys played the way babylon-mmd's `MmdCamera` plays them (a Bézier
@@ -21,25 +25,26 @@ use crate::error::{character_error, input};
 pub struct Camera {
     inner: CameraMotion,
     path: PathBuf,
+    /// The limits (`max_frames`, `max_memory_mb`), atomics so that a frozen camera can be
+    /// sampled from many threads and still have them set.
+    max_frames: AtomicU64,
+    max_memory_mb: AtomicU64,
 }
 
-fn reserve<T>(n: usize, what: &str) -> PyResult<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|e: TryReserveError| {
-        PyMemoryError::new_err(format!("{what}: {n} values cannot be allocated ({e})"))
-    })?;
-    Ok(v)
-}
+/// Bytes one sample takes: five 3-vectors, the view matrix, fov, distance and time (f32),
+/// the perspective flag, and the request's frame and second.
+const BYTES_PER_SAMPLE: u64 = 4 * (5 * 3 + 16 + 3) + 1 + 8 + 4;
 
 fn internal(e: impl std::fmt::Display) -> PyErr {
     PyRuntimeError::new_err(format!("internal error: {e}"))
 }
 
-/// The camera frames (30 fps) and times (seconds) one `evaluate` call asks for.
+/// The camera frames (30 fps) and times (seconds) one `evaluate` call asks for; `n` is the
+/// count already measured and checked against the limits.
 fn request(
-    camera: &CameraMotion,
-    frames: Option<Vec<f64>>,
-    times: Option<Vec<f64>>,
+    frames: Option<&Bound<'_, PyAny>>,
+    times: Option<&Bound<'_, PyAny>>,
+    n: u64,
     fps: f64,
 ) -> PyResult<(Vec<f64>, Vec<f32>)> {
     let checked = |v: f64, what: &str| {
@@ -52,44 +57,73 @@ fn request(
             ))
         }
     };
-    match (frames, times) {
-        (Some(_), Some(_)) => Err(input("evaluate", "give frames or times, not both")),
+    let values = match (frames, times) {
+        (Some(_), Some(_)) => return Err(input("evaluate", "give frames or times, not both")),
         (Some(frames), None) => {
-            let mut camera_frames = reserve(frames.len(), "frames")?;
-            let mut seconds = reserve(frames.len(), "frames")?;
-            for f in frames {
-                let f = checked(f, "frames")?;
-                camera_frames.push(f * 30.0 / fps);
-                seconds.push((f / fps) as f32);
-            }
-            Ok((camera_frames, seconds))
+            extract_n(frames, n, "frames", |x| checked(x.extract()?, "frames"))?
         }
-        (None, Some(times)) => {
-            let mut camera_frames = reserve(times.len(), "times")?;
-            let mut seconds = reserve(times.len(), "times")?;
-            for t in times {
-                let t = checked(t, "times")? as f32;
-                camera_frames.push(frame_of_time(t));
-                seconds.push(t);
-            }
-            Ok((camera_frames, seconds))
-        }
+        (None, Some(times)) => extract_n(times, n, "times", |x| checked(x.extract()?, "times"))?,
         (None, None) => {
-            let count = (f64::from(camera.duration()) * fps).round() as usize + 1;
-            let frames = (0..count).map(|f| f as f64).collect();
-            request(camera, Some(frames), None, fps)
+            let n = usize::try_from(n).map_err(|_| input("frames", "too many frames"))?;
+            let mut all = reserve(n, "frames")?;
+            all.extend((0..n).map(|f| f as f64));
+            all
+        }
+    };
+    let mut camera_frames = reserve(values.len(), "frames")?;
+    let mut seconds = reserve(values.len(), "frames")?;
+    if times.is_some() {
+        for t in values {
+            let t = t as f32;
+            camera_frames.push(frame_of_time(t));
+            seconds.push(t);
+        }
+    } else {
+        for f in values {
+            camera_frames.push(f * 30.0 / fps);
+            seconds.push((f / fps) as f32);
         }
     }
+    Ok((camera_frames, seconds))
 }
 
 #[pymethods]
 impl Camera {
     /// Reads the camera keys of a VMD file. Raises `SinewError` naming the file when it cannot
-    /// be read or parsed, or has no camera keys.
+    /// be read or parsed, or has no camera keys. `max_frames` and `max_memory_mb` bound each
+    /// `evaluate` as the CLI's `--max-frames` and `--max-memory-mb` do.
     #[new]
-    fn new(path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, max_frames = DEFAULT_MAX_FRAMES, max_memory_mb = DEFAULT_MAX_MEMORY_MB))]
+    fn new(path: PathBuf, max_frames: u64, max_memory_mb: u64) -> PyResult<Self> {
         let inner = CameraMotion::load(&path).map_err(|e| character_error(e, &path))?;
-        Ok(Self { inner, path })
+        Ok(Self {
+            inner,
+            path,
+            max_frames: AtomicU64::new(max_frames),
+            max_memory_mb: AtomicU64::new(max_memory_mb),
+        })
+    }
+
+    /// Most frames one `evaluate` samples (default 36,000, the CLI's).
+    #[getter]
+    fn get_max_frames(&self) -> u64 {
+        self.max_frames.load(Ordering::Relaxed)
+    }
+
+    #[setter]
+    fn set_max_frames(&self, frames: u64) {
+        self.max_frames.store(frames, Ordering::Relaxed);
+    }
+
+    /// Most MiB one `evaluate` returns (default 2,048, the CLI's).
+    #[getter]
+    fn get_max_memory_mb(&self) -> u64 {
+        self.max_memory_mb.load(Ordering::Relaxed)
+    }
+
+    #[setter]
+    fn set_max_memory_mb(&self, mb: u64) {
+        self.max_memory_mb.store(mb, Ordering::Relaxed);
     }
 
     /// The file read.
@@ -133,8 +167,8 @@ impl Camera {
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
-        frames: Option<Vec<f64>>,
-        times: Option<Vec<f64>>,
+        frames: Option<Bound<'py, PyAny>>,
+        times: Option<Bound<'py, PyAny>>,
         fps: f64,
     ) -> PyResult<Bound<'py, PyDict>> {
         if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
@@ -143,7 +177,26 @@ impl Camera {
                 format!("must be within (0, 1000], got {fps:?}"),
             ));
         }
-        let (camera_frames, seconds) = request(&self.inner, frames, times, fps)?;
+        // The count first, from the argument's length or the last key, before anything is
+        // built: a huge range or a key billions of frames away is refused, not materialised.
+        let limits = Limits {
+            max_frames: self.max_frames.load(Ordering::Relaxed),
+            max_memory_mb: self.max_memory_mb.load(Ordering::Relaxed),
+        };
+        let (asked, what) = match (&frames, &times) {
+            (Some(_), Some(_)) => {
+                return Err(input("evaluate", "give frames or times, not both"));
+            }
+            (Some(f), None) => (sequence_len(f, "frames", limits)?, "frames"),
+            (None, Some(t)) => (sequence_len(t, "times", limits)?, "times"),
+            (None, None) => {
+                let last = (f64::from(self.inner.duration()) * fps).round();
+                ((last as u64).saturating_add(1), "frames")
+            }
+        };
+        limits.frames(asked, what)?;
+        limits.memory(asked.saturating_mul(BYTES_PER_SAMPLE), "evaluate")?;
+        let (camera_frames, seconds) = request(frames.as_ref(), times.as_ref(), asked, fps)?;
         let n = camera_frames.len();
         let v3 = || reserve::<f32>(n.saturating_mul(3), "camera");
         let (mut eye, mut target, mut up, mut forward, mut rotation) =
@@ -152,8 +205,8 @@ impl Camera {
         let mut distance = reserve::<f32>(n, "camera")?;
         let mut perspective = reserve::<bool>(n, "camera")?;
         let mut view = reserve::<f32>(n.saturating_mul(16), "camera")?;
-        py.detach(|| {
-            for &f in &camera_frames {
+        py.detach(|| -> PyResult<()> {
+            for (k, &f) in camera_frames.iter().enumerate() {
                 let c = self.inner.sample_frame(f);
                 eye.extend_from_slice(&c.position.to_array());
                 target.extend_from_slice(&c.target.to_array());
@@ -164,8 +217,12 @@ impl Camera {
                 distance.push(c.distance);
                 perspective.push(c.perspective);
                 view.extend_from_slice(&c.view.transpose().to_cols_array());
+                if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
+                    check_signals()?;
+                }
             }
-        });
+            Ok(())
+        })?;
         let out = PyDict::new(py);
         out.set_item("times", Array1::from_vec(seconds).into_pyarray(py))?;
         for (key, values) in [

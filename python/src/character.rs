@@ -9,10 +9,11 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 use numpy::ndarray::{Array1, Array2, Array3, Array4};
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sinew::instance::Stages;
+use sinew_character::{bake_glb, BakedFrame};
 
 use crate::error::{character_error, input};
 use crate::model::{Model, Motion};
@@ -31,7 +32,7 @@ enum Clock {
 /// Which frames or times one `evaluate` call asks for.
 enum Request {
     Frames(Vec<u64>),
-    Times(Vec<f32>),
+    Times(Vec<f64>),
 }
 
 impl Request {
@@ -52,23 +53,23 @@ struct Arrays {
 }
 
 /// Frames between checks for Ctrl-C during a long call.
-const SIGNAL_EVERY: u64 = 256;
+pub const SIGNAL_EVERY: u64 = 256;
 
 /// The CLI's default bounds (`--max-frames`, `--max-memory-mb`).
-const DEFAULT_MAX_FRAMES: u64 = 36_000;
-const DEFAULT_MAX_MEMORY_MB: u64 = 2048;
+pub const DEFAULT_MAX_FRAMES: u64 = 36_000;
+pub const DEFAULT_MAX_MEMORY_MB: u64 = 2048;
 
 /// How much work one call may do: frames evaluated or simulated, and bytes of what it returns
 /// (the CLI's `--max-frames` and `--max-memory-mb`).
 #[derive(Clone, Copy, Debug)]
-struct Limits {
-    max_frames: u64,
-    max_memory_mb: u64,
+pub struct Limits {
+    pub max_frames: u64,
+    pub max_memory_mb: u64,
 }
 
 impl Limits {
     /// Refuses `count` frames above the cap; `what` names the argument.
-    fn frames(self, count: u64, what: &str) -> PyResult<()> {
+    pub fn frames(self, count: u64, what: &str) -> PyResult<()> {
         if count > self.max_frames {
             return Err(input(
                 what,
@@ -82,7 +83,7 @@ impl Limits {
     }
 
     /// Refuses `bytes` above the memory cap.
-    fn memory(self, bytes: u64, what: &str) -> PyResult<()> {
+    pub fn memory(self, bytes: u64, what: &str) -> PyResult<()> {
         let cap = self.max_memory_mb.saturating_mul(1 << 20);
         if bytes > cap {
             return Err(input(
@@ -98,12 +99,69 @@ impl Limits {
     }
 }
 
-fn reserve(n: usize, what: &str) -> PyResult<Vec<f32>> {
+/// An empty vector with room for `n` values, or a `MemoryError` (never an abort).
+pub fn reserve<T>(n: usize, what: &str) -> PyResult<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|e: TryReserveError| {
-        PyMemoryError::new_err(format!("{what}: {n} floats cannot be allocated ({e})"))
+        PyMemoryError::new_err(format!("{what}: {n} values cannot be allocated ({e})"))
     })?;
     Ok(v)
+}
+
+/// The length of `arg` (a sequence: list, range, array), read before anything is built from
+/// it, and refused above the frame cap.
+pub fn sequence_len(arg: &Bound<'_, PyAny>, what: &str, limits: Limits) -> PyResult<u64> {
+    match arg.len() {
+        Ok(n) => {
+            limits.frames(n as u64, what)?;
+            Ok(n as u64)
+        }
+        // A range longer than a C `ssize_t` holds: more than any cap.
+        Err(e) if e.is_instance_of::<PyOverflowError>(arg.py()) => Err(input(
+            what,
+            format!(
+                "more than {} frames would be evaluated; the cap is {} (raise it with max_frames=...)",
+                isize::MAX,
+                limits.max_frames
+            ),
+        )),
+        Err(_) => Err(input(
+            what,
+            "expected a sequence (a list, range or array)",
+        )),
+    }
+}
+
+/// The `n` items of `arg`, each read by `item`, into storage reserved fallibly (a sequence
+/// yielding more than its length is refused); Ctrl-C is heard every 65,536 items.
+pub fn extract_n<T>(
+    arg: &Bound<'_, PyAny>,
+    n: u64,
+    what: &str,
+    mut item: impl FnMut(&Bound<'_, PyAny>) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    let n =
+        usize::try_from(n).map_err(|_| input(what, format!("{n} items do not fit in memory")))?;
+    let mut out = reserve(n, what)?;
+    for x in arg.try_iter()? {
+        if out.len() == n {
+            return Err(input(
+                what,
+                format!("yields more items than its length, {n}"),
+            ));
+        }
+        out.push(item(&x?)?);
+        if (out.len() as u64).is_multiple_of(SIGNAL_EVERY * 256) {
+            arg.py().check_signals()?;
+        }
+    }
+    Ok(out)
+}
+
+/// Raises what a signal (Ctrl-C) asks for; called every [`SIGNAL_EVERY`] frames of a long
+/// loop run without the GIL.
+pub fn check_signals() -> PyResult<()> {
+    Python::attach(|py| py.check_signals())
 }
 
 fn internal(e: impl std::fmt::Display) -> PyErr {
@@ -167,7 +225,7 @@ impl Character {
             next += 1;
             self.clock = Clock::Frames { next, fps };
             if next.is_multiple_of(SIGNAL_EVERY) {
-                Python::attach(|py| py.check_signals())?;
+                check_signals()?;
             }
         }
         Ok(())
@@ -209,7 +267,7 @@ impl Character {
             self.clock = Clock::Times { now };
             steps += 1;
             if steps.is_multiple_of(SIGNAL_EVERY) {
-                Python::attach(|py| py.check_signals())?;
+                check_signals()?;
             }
         }
         Ok(())
@@ -257,17 +315,17 @@ impl Character {
                     arrays.times.push((f as f64 / f64::from(fps)) as f32);
                     self.record(arrays)?;
                     if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
-                        Python::attach(|py| py.check_signals())?;
+                        check_signals()?;
                     }
                 }
             }
             Request::Times(times) => {
                 for (k, &t) in times.iter().enumerate() {
-                    self.go_to_time(f64::from(t), fps)?;
-                    arrays.times.push(t);
+                    self.go_to_time(t, fps)?;
+                    arrays.times.push(t as f32);
                     self.record(arrays)?;
                     if (k as u64 + 1).is_multiple_of(SIGNAL_EVERY) {
-                        Python::attach(|py| py.check_signals())?;
+                        check_signals()?;
                     }
                 }
             }
@@ -275,47 +333,47 @@ impl Character {
         Ok(())
     }
 
+    /// The frames of the whole of what plays at `fps`, counted from its end time before
+    /// anything is built (an endless end saturates, and the cap refuses it).
+    fn whole_motion(&self, fps: f32) -> u64 {
+        let last = (f64::from(self.inner.end_time()) * f64::from(fps)).round();
+        (last as u64).saturating_add(1)
+    }
+
+    /// The frames or times asked for; `n` is the length already measured and checked against
+    /// the limits, so the storage is reserved once, fallibly.
     fn request(
         &self,
         frames: Option<&Bound<'_, PyAny>>,
         times: Option<&Bound<'_, PyAny>>,
+        n: u64,
     ) -> PyResult<Request> {
-        // The length first: a huge range is refused before anything is built from it.
-        for (arg, name) in [(frames, "frames"), (times, "times")] {
-            if let Some(a) = arg {
-                let n = a.len().map_err(|_| input(name, "expected a sequence"))?;
-                self.limits.frames(n as u64, name)?;
-            }
-        }
-        let frames: Option<Vec<i64>> = frames.map(|f| f.extract()).transpose()?;
-        let times: Option<Vec<f64>> = times.map(|t| t.extract()).transpose()?;
         match (frames, times) {
             (Some(_), Some(_)) => Err(input("evaluate", "give frames or times, not both")),
-            (Some(frames), None) => frames
-                .into_iter()
-                .map(|f| {
-                    u64::try_from(f)
-                        .map_err(|_| input("frames", format!("frame numbers are >= 0, got {f}")))
-                })
-                .collect::<PyResult<Vec<_>>>()
-                .map(Request::Frames),
-            (None, Some(times)) => times
-                .into_iter()
-                .map(|t| {
-                    if t.is_finite() && t >= 0.0 && t < f64::from(f32::MAX) {
-                        Ok(t as f32)
-                    } else {
-                        Err(input(
-                            "times",
-                            format!("times are finite and >= 0, got {t:?}"),
-                        ))
-                    }
-                })
-                .collect::<PyResult<Vec<_>>>()
-                .map(Request::Times),
+            (Some(frames), None) => extract_n(frames, n, "frames", |x| {
+                let f: i64 = x.extract()?;
+                u64::try_from(f)
+                    .map_err(|_| input("frames", format!("frame numbers are >= 0, got {f}")))
+            })
+            .map(Request::Frames),
+            (None, Some(times)) => extract_n(times, n, "times", |x| {
+                let t: f64 = x.extract()?;
+                if t.is_finite() && t >= 0.0 && t < f64::from(f32::MAX) {
+                    Ok(t)
+                } else {
+                    Err(input(
+                        "times",
+                        format!("times are finite and >= 0, got {t:?}"),
+                    ))
+                }
+            })
+            .map(Request::Times),
             (None, None) => {
                 // The whole motion at the given rate: what a bake or a dataset wants.
-                Ok(Request::Frames(Vec::new()))
+                let n = usize::try_from(n).map_err(|_| input("frames", "too many frames"))?;
+                let mut out = reserve(n, "frames")?;
+                out.extend(0..n as u64);
+                Ok(Request::Frames(out))
             }
         }
     }
@@ -415,10 +473,10 @@ impl Character {
         self.inner.end_time()
     }
 
-    /// The time of the last evaluated frame, in seconds.
+    /// The time of the last evaluated frame, in seconds (the character's `f64` clock).
     #[getter]
-    fn time(&self) -> f32 {
-        self.inner.time()
+    fn time(&self) -> f64 {
+        self.inner.clock()
     }
 
     /// Motion bones the model does not have (names), for what plays.
@@ -549,49 +607,56 @@ impl Character {
         vertices: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         check_fps(fps)?;
-        let all = frames.is_none() && times.is_none();
-        let mut request = self.request(frames.as_ref(), times.as_ref())?;
-        if all {
-            let count = (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u64 + 1;
-            self.limits.frames(count, "frames")?;
-            request = Request::Frames((0..count).collect());
-        }
+        let bones = self.source_bones.len();
+        let model = Arc::clone(self.inner.model());
+        let morph_count = model.morph_names().len();
+        let vertex_count: usize = model.meshes().iter().map(|m| m.mesh.positions.len()).sum();
+        // Bytes a frame takes: its rows of the arrays returned, its time, and its number in the
+        // request.
+        let per_frame = 4
+            * (bones as u64 * 16 * u64::from(world)
+                + morph_count as u64 * u64::from(morphs)
+                + vertex_count as u64 * 3 * u64::from(vertices)
+                + 1)
+            + 8;
+        // How many frames, before anything is built from the argument: a sequence's length
+        // (a huge range is never materialised), or the whole motion's from its end time.
+        let (asked, what) = match (&frames, &times) {
+            (Some(_), Some(_)) => {
+                return Err(input("evaluate", "give frames or times, not both"));
+            }
+            (Some(f), None) => (sequence_len(f, "frames", self.limits)?, "frames"),
+            (None, Some(t)) => (sequence_len(t, "times", self.limits)?, "times"),
+            (None, None) => (self.whole_motion(fps), "frames"),
+        };
+        self.limits.frames(asked, what)?;
+        self.limits
+            .memory(asked.saturating_mul(per_frame), "evaluate")?;
+        let request = self.request(frames.as_ref(), times.as_ref(), asked)?;
         let n = request.len();
-        // With physics every frame up to the last one asked for is simulated.
+        // With physics every frame from the last one simulated up to the last one asked for is
+        // simulated: those are the frames the call evaluates.
         if self.inner.is_physics_enabled() {
             let simulated = match (&request, self.clock) {
                 (Request::Frames(f), Clock::Frames { next, .. }) => {
                     f.iter().max().map_or(0, |&m| (m + 1).saturating_sub(next))
                 }
-                (Request::Frames(f), _) => f.iter().max().map_or(0, |&m| m + 1),
+                (Request::Frames(f), _) => f.iter().max().map_or(0, |&m| m.saturating_add(1)),
                 (Request::Times(t), clock) => {
                     let now = match clock {
                         Clock::Times { now } => now,
                         _ => 0.0,
                     };
-                    let last = t.iter().copied().fold(0.0f32, f32::max);
-                    ((f64::from(last) - now).max(0.0) * f64::from(fps)).ceil() as u64
+                    let last = t.iter().copied().fold(0.0f64, f64::max);
+                    // `as` saturates: a time past what a u64 counts is refused by the cap.
+                    ((last - now).max(0.0) * f64::from(fps)).ceil() as u64
                 }
             };
-            self.limits.frames(simulated.max(n as u64), "frames")?;
+            self.limits.frames(simulated.max(n as u64), what)?;
         }
-        let bones = self.source_bones.len();
-        let model = Arc::clone(self.inner.model());
-        let morph_count = model.morph_names().len();
-        let vertex_count: usize = model.meshes().iter().map(|m| m.mesh.positions.len()).sum();
-        let per_frame = bones * 16 * usize::from(world)
-            + morph_count * usize::from(morphs)
-            + vertex_count * 3 * usize::from(vertices)
-            + 1;
-        self.limits.memory(
-            (n as u64)
-                .saturating_mul(per_frame as u64)
-                .saturating_mul(4),
-            "evaluate",
-        )?;
         let size = |per: usize| n.saturating_mul(per);
         let mut arrays = Arrays {
-            times: Vec::with_capacity(n),
+            times: reserve(n, "times")?,
             world: world
                 .then(|| reserve(size(bones * 16), "world"))
                 .transpose()?,
@@ -682,38 +747,53 @@ impl Character {
         py: Python<'_>,
         path: PathBuf,
         fps: f32,
-        frames: Option<u32>,
+        frames: Option<i64>,
     ) -> PyResult<Vec<String>> {
         check_fps(fps)?;
         let count = match frames {
-            Some(0) => return Err(input("frames", "a bake has at least one frame")),
-            Some(n) => u64::from(n),
-            None => (f64::from(self.inner.end_time()) * f64::from(fps)).round() as u64 + 1,
+            Some(n) if n < 1 => return Err(input("frames", "a bake has at least one frame")),
+            Some(n) => n as u64,
+            None => self.whole_motion(fps),
         };
         self.limits.frames(count, "frames")?;
-        // A baked frame holds each bone's translation, rotation and scale and each morph's
-        // weight.
+        // The CLI's estimate: about 24 KiB a bone of document, and a bone's three channels
+        // (3 × 48 bytes) a frame; plus the frames held until the bake (a world matrix and a
+        // local transform a bone, the morph weights held and baked).
         let model = Arc::clone(self.inner.model());
-        let per_frame = model.skeleton().len() as u64 * 40 + model.morph_names().len() as u64 * 4;
-        self.limits
-            .memory(count.saturating_mul(per_frame), "bake")?;
+        let bones = model.skeleton().len() as u64;
+        let morph_count = model.morph_names().len() as u64;
+        let per_frame = bones * (48 * 3 + 48 + 48) + morph_count * 8;
+        self.limits.memory(
+            (bones * 24 * 1024).saturating_add(count.saturating_mul(per_frame)),
+            "bake",
+        )?;
         let count = u32::try_from(count).map_err(|_| input("frames", "too many frames"))?;
+        let mut held: Vec<BakedFrame> = reserve(count as usize, "bake")?;
         if self.inner.is_physics_enabled() {
             self.inner.reset_physics();
         }
         self.clock = Clock::Fresh;
-        let inner = &mut self.inner;
+        let physics = self.inner.is_physics_enabled();
         let model_path = self.path.clone();
-        let (bytes, warnings) = py
-            .detach(|| inner.bake(fps, count, |_| {}))
-            .map_err(|e| character_error(e, &model_path))?;
-        if self.inner.is_physics_enabled() {
-            // The bake simulated to its last frame: evaluation by frames continues from there.
-            self.clock = Clock::Frames {
-                next: u64::from(count),
-                fps,
-            };
-        }
+        let fail = |e| character_error(e, &model_path);
+        let (bytes, warnings) = py.detach(|| -> PyResult<_> {
+            // Character::bake's frames, with Ctrl-C heard every SIGNAL_EVERY of them.
+            for k in 0..count {
+                self.inner.update(k as f32 / fps, 1.0 / fps).map_err(fail)?;
+                held.push(self.inner.baked_frame());
+                if physics {
+                    // Evaluation by frames continues from the last frame simulated.
+                    self.clock = Clock::Frames {
+                        next: u64::from(k) + 1,
+                        fps,
+                    };
+                }
+                if (u64::from(k) + 1).is_multiple_of(SIGNAL_EVERY) {
+                    check_signals()?;
+                }
+            }
+            bake_glb(&model, fps, &held).map_err(fail)
+        })?;
         py.detach(|| write_atomically(&path, &bytes))
             .map_err(|e| input(&path, format!("cannot write: {e}")))?;
         Ok(warnings)

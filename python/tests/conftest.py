@@ -1,10 +1,12 @@
 """Shared fixtures: the shared assets (``$SINEW_ASSETS`` or ``../shared/assets`` beside the
-repository; a skip locally, a failure under ``CI=true``) and the ``sinew`` CLI the arrays are
-compared with (``$SINEW_CLI``, else the workspace's ``target/release`` or ``target/debug``
-build, else built with cargo)."""
+repository), optional modules (:func:`require`: ray) — each a skip locally and a failure under
+``CI=true``, where nothing may skip — and the ``sinew`` CLI the arrays are compared with
+(``$SINEW_CLI``, else the workspace's ``target/release`` or ``target/debug`` build, else built
+with cargo)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
@@ -16,13 +18,26 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+def missing(message: str) -> None:
+    """Something a test needs is not here: a skip locally, a failure under ``CI=true``."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{message} (CI=true: nothing may skip)", pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
+
+def require(module: str):
+    """Imports ``module`` for a test module (``ray = require("ray")``); when it is not
+    installed, a skip locally and a failure under ``CI=true``."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        missing(f"{module} is not installed ({e}; pip install './python[batch]')")
+
+
 def assets() -> Path:
     root = Path(os.environ.get("SINEW_ASSETS") or REPO.parent / "shared" / "assets")
     if not root.is_dir():
-        message = f"shared assets not found at {root} (set SINEW_ASSETS)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"shared assets not found at {root} (set SINEW_ASSETS)")
     return root
 
 
@@ -33,10 +48,7 @@ def asset():
     def path(relative: str) -> str:
         p = root / relative
         if not p.is_file():
-            message = f"{p} is missing from the shared assets"
-            if os.environ.get("CI") == "true":
-                pytest.fail(message)
-            pytest.skip(message)
+            missing(f"{p} is missing from the shared assets")
         return str(p)
 
     return path

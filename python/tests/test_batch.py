@@ -11,18 +11,15 @@ import pytest
 
 import sinew
 from sinew import batch
-from conftest import FOX, MIKU, WAVEFILE
+from conftest import FOX, MIKU, WAVEFILE, require
 
-# The worker of a job named so dies in the middle of it (batch._Evaluator's fault hook); set
-# before the cluster starts, so that its workers see it.
-os.environ["SINEW_BATCH_DIE_ON"] = "dies__wavefile_v2"
+ray = require("ray")  # a failure under CI=true, never a skip
 
-try:
-    import ray
-except ImportError:
-    if os.environ.get("CI") == "true":
-        raise  # under CI the batch is tested, never skipped
-    pytest.skip("ray is not installed (pip install './python[batch]')", allow_module_level=True)
+# batch._Evaluator's fault hooks: the worker of a job named so dies in the middle of it, or
+# the job raises what evaluate_job does not record. Set before the cluster starts, so that its
+# workers inherit them.
+os.environ["SINEW_BATCH_DIE_ON"] = "dies__wavefile_v2,dies2__wavefile_v2"
+os.environ["SINEW_BATCH_RAISE_ON"] = "raises__wavefile_v2"
 
 
 @pytest.fixture(scope="module")
@@ -104,16 +101,39 @@ def test_batch_command_line(asset, tmp_path, cluster, capsys):
 
 
 def test_a_dead_worker_gets_an_error_record_and_the_batch_goes_on(asset, tmp_path, cluster):
-    # "dies.pmd" is miku_v2 under another name: its worker process exits in the middle of it.
-    dies = tmp_path / "dies.pmd"
-    dies.write_bytes(open(asset(MIKU), "rb").read())
-    jobs = [(asset(MIKU), asset(WAVEFILE)), (str(dies), asset(WAVEFILE)), (asset(FOX), 0), (asset(FOX), 1)]
+    # "dies.pmd" and "dies2.pmd" are miku_v2 under other names: the worker process running
+    # each exits in the middle of it. They go first, so both of the two workers die and every
+    # later job runs on the workers that replaced them. "raises.pmd"'s job raises instead: a
+    # failure too, its worker kept.
+    copies = {}
+    for stem in ("dies", "dies2", "raises"):
+        copies[stem] = tmp_path / f"{stem}.pmd"
+        copies[stem].write_bytes(open(asset(MIKU), "rb").read())
+    jobs = [
+        (str(copies["dies"]), asset(WAVEFILE)),
+        (str(copies["dies2"]), asset(WAVEFILE)),
+        (asset(MIKU), asset(WAVEFILE)),
+        (str(copies["raises"]), asset(WAVEFILE)),
+        (asset(FOX), 0),
+        (asset(FOX), 1),
+    ]
     out = tmp_path / "out"
     summary = batch.run(jobs, out, workers=2, frames=5, progress=False)
-    assert summary["jobs"] == 4 and summary["succeeded"] == 3 and summary["failed"] == 1
-    record = json.loads((out / "dies__wavefile_v2.error.json").read_text(encoding="utf-8"))
-    assert record["model"] == str(dies) and not record["ok"]
-    assert record["error"].startswith("the worker running this job died")
-    assert [f["name"] for f in summary["failures"]] == ["dies__wavefile_v2"]
+    assert summary["jobs"] == 6 and summary["workers"] == 2
+    assert summary["succeeded"] == 3 and summary["failed"] == 3 and summary["skipped"] == 0
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8")) == summary
+    for stem in ("dies", "dies2"):
+        record = json.loads((out / f"{stem}__wavefile_v2.error.json").read_text(encoding="utf-8"))
+        assert record["model"] == str(copies[stem]) and record["motion"] == asset(WAVEFILE)
+        assert not record["ok"] and record["error_type"] in ("ActorDiedError", "RayActorError", "WorkerCrashedError")
+        assert record["error"].startswith("the worker running this job died: ") and "\n" not in record["error"]
+    raised = json.loads((out / "raises__wavefile_v2.error.json").read_text(encoding="utf-8"))
+    assert raised["model"] == str(copies["raises"]) and not raised["ok"]
+    assert (raised["error_type"], raised["error"]) == ("LookupError", "raises__wavefile_v2: raised for the test")
+    assert [f["name"] for f in summary["failures"]] == ["dies2__wavefile_v2", "dies__wavefile_v2", "raises__wavefile_v2"]
+    # The jobs after both deaths ran, on the replacements, and wrote their results.
     for name in ["miku_v2__wavefile_v2", "Fox__clip0", "Fox__clip1"]:
         assert np.load(out / f"{name}.npz")["world"].shape[0] == 5
+        assert not (out / f"{name}.error.json").exists()
+    for stem in ("dies", "dies2", "raises"):
+        assert not (out / f"{stem}__wavefile_v2.npz").exists()
