@@ -203,7 +203,7 @@ fn wavefile_camera_matches_babylon_mmd() {
 
 #[test]
 fn synthetic_camera_matches_babylon_mmd() {
-    let camera = CameraMotion::load(local("synthetic_camera.vmd")).unwrap();
+    let camera = CameraMotion::from_vmd(&synthetic_camera_vmd()).unwrap();
     assert_eq!(camera.keys().len(), 7, "two keys on frame 60 are one");
     assert_eq!(
         camera.keys()[4].distance,
@@ -223,7 +223,7 @@ fn synthetic_camera_matches_babylon_mmd() {
 
 #[test]
 fn synthetic_light_plays_linearly_and_cuts() {
-    let light = LightMotion::load(local("synthetic_camera.vmd")).unwrap();
+    let light = LightMotion::from_vmd(&synthetic_camera_vmd()).unwrap();
     assert_eq!(light.keys().len(), 4);
     let at = |frame: f64| light.sample_frame(frame);
     assert!((at(20.0).color - Vec3::new(0.8, 0.55, 0.425)).length() < 1e-6);
@@ -232,4 +232,151 @@ fn synthetic_light_plays_linearly_and_cuts() {
     assert_eq!(light.sample(41.0 / 30.0).color, Vec3::new(0.2, 0.3, 0.4));
     assert!((at(60.5).direction - Vec3::new(0.5, -0.75, 0.0)).length() < 1e-6);
     assert_eq!(at(500.0).color, Vec3::new(0.9, 0.9, 1.0));
+}
+
+/// Linear curve bytes (x1, x2, y1, y2) of one channel.
+const LIN: [u8; 4] = [20, 107, 20, 107];
+
+/// A camera (and light) VMD of our own, the file `babylon_synthetic_camera.json` was made from:
+/// a different Bézier curve on each of the six channels, roll, a turn past 2π, a positive and a
+/// zero distance, a perspective-off key, two keys on one frame (the later in file order
+/// counts), keys out of order, cuts in a row, and four light keys. `SINEW_SYNTHETIC_CAMERA=PATH`
+/// writes it to PATH for the oracle (`tests/camera/README.md`).
+fn synthetic_camera_vmd() -> Vec<u8> {
+    // frame, distance, target, rotation, curves (x, y, z, rotation, distance, fov), fov,
+    // orthographic.
+    type Key = (u32, f32, [f32; 3], [f32; 3], [[u8; 4]; 6], u32, u8);
+    let camera: [Key; 8] = [
+        (
+            30,
+            -25.0,
+            [5.0, 12.0, 3.0],
+            [-0.4, 1.2, -0.2],
+            [
+                [100, 20, 10, 110],
+                [20, 107, 90, 30],
+                [0, 127, 127, 0],
+                [64, 64, 0, 127],
+                [127, 0, 20, 107],
+                [10, 30, 120, 100],
+            ],
+            45,
+            0,
+        ),
+        (
+            0,
+            -40.0,
+            [1.0, 10.0, -2.0],
+            [0.1, 0.2, 0.3],
+            [LIN; 6],
+            30,
+            0,
+        ),
+        (
+            31,
+            10.0,
+            [-3.0, 8.0, 1.0],
+            [0.5, -2.5, 0.1],
+            [LIN; 6],
+            20,
+            1,
+        ),
+        (
+            32,
+            -35.0,
+            [-2.0, 9.0, 2.0],
+            [-1.570_796_3, 0.3, 0.0],
+            [LIN; 6],
+            25,
+            0,
+        ),
+        (60, -99.0, [0.0; 3], [0.0; 3], [LIN; 6], 10, 0), // replaced by the next key
+        (
+            60,
+            -60.0,
+            [4.0, 15.0, -6.0],
+            [0.2, 6.5, 1.0],
+            [
+                [30, 90, 5, 120],
+                [120, 5, 30, 90],
+                [45, 45, 100, 27],
+                [0, 0, 127, 127],
+                [20, 107, 20, 107],
+                [127, 127, 0, 0],
+            ],
+            60,
+            0,
+        ),
+        (61, 0.0, [4.0, 15.0, -6.0], [0.0; 3], [LIN; 6], 60, 0),
+        (
+            90,
+            -45.0,
+            [0.0, 10.0, 0.0],
+            [1.2, -0.7, -2.0],
+            [
+                [90, 40, 20, 60],
+                [15, 100, 70, 127],
+                [127, 127, 127, 127],
+                [5, 120, 60, 10],
+                [70, 20, 0, 127],
+                [40, 90, 10, 10],
+            ],
+            33,
+            1,
+        ),
+    ];
+    let light: [(u32, [f32; 3], [f32; 3]); 4] = [
+        (0, [0.6, 0.6, 0.6], [-0.5, -1.0, 0.5]),
+        (40, [1.0, 0.5, 0.25], [0.5, -1.0, -0.5]),
+        (41, [0.2, 0.3, 0.4], [0.0, -1.0, 0.0]),
+        (80, [0.9, 0.9, 1.0], [1.0, -0.5, 0.0]),
+    ];
+    let mut out = b"Vocaloid Motion Data 0002".to_vec();
+    out.resize(30, 0);
+    // "カメラ・照明" in Shift_JIS, padded to 20 bytes.
+    out.extend_from_slice(&[
+        0x83, 0x4A, 0x83, 0x81, 0x83, 0x89, 0x81, 0x45, 0x8F, 0xC6, 0x96, 0xBE,
+    ]);
+    out.resize(50, 0);
+    let u32s = |out: &mut Vec<u8>, v: &[u32]| v.iter().for_each(|x| out.extend(x.to_le_bytes()));
+    let f32s = |out: &mut Vec<u8>, v: &[f32]| v.iter().for_each(|x| out.extend(x.to_le_bytes()));
+    u32s(&mut out, &[0, 0, camera.len() as u32]); // bone and morph keys, camera keys
+    for (frame, distance, target, rotation, curves, fov, ortho) in camera {
+        u32s(&mut out, &[frame]);
+        f32s(&mut out, &[distance]);
+        f32s(&mut out, &target);
+        f32s(&mut out, &rotation);
+        out.extend(curves.iter().flatten());
+        u32s(&mut out, &[fov]);
+        out.push(ortho);
+    }
+    u32s(&mut out, &[light.len() as u32]);
+    for (frame, color, direction) in light {
+        u32s(&mut out, &[frame]);
+        f32s(&mut out, &color);
+        f32s(&mut out, &direction);
+    }
+    u32s(&mut out, &[0, 0]); // self-shadow and property keys
+    if let Some(path) = std::env::var_os("SINEW_SYNTHETIC_CAMERA") {
+        std::fs::write(&path, &out).unwrap();
+    }
+    out
+}
+
+/// FNV-1a over `bytes`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    (bytes.iter()).fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[test]
+fn the_synthetic_camera_is_the_file_the_oracle_read() {
+    let bytes = synthetic_camera_vmd();
+    assert_eq!(bytes.len(), 674);
+    assert_eq!(
+        fnv1a(&bytes),
+        0x653d_8c37_7442_26a6,
+        "regenerate the oracle's output"
+    );
 }

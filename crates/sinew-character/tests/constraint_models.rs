@@ -1,5 +1,5 @@
 //! babylon-mmd's `constraint_test*.pmx` joint test models against Bullet: each plays
-//! `../sinew-physics/tests/constraint_models/swing.vmd` (the root swinging for four seconds) as
+//! [`swing_vmd`] (the root swinging for four seconds, made here) as
 //! a [`Character`] with physics on, and is measured the same way as Bullet's reference
 //! (`bullet_<model>.json` there, babylon-mmd 1.3.0 + MmdBulletPhysics; its README says how it
 //! was made), from the bones' world transforms, over frames 1 to 119:
@@ -14,9 +14,9 @@
 //!   what sinew measures today.
 //!
 //! The hard limits (joint projection on) are checked in `sinew-physics`'
-//! `tests/mmd_constraint_models.rs`. `SINEW_CONSTRAINT_SWING=write cargo test -p
-//! sinew-character --test constraint_models` writes `swing.vmd` anew from [`swing_vmd`]
-//! (refused under `CI=true`); the references are then made again as the README says.
+//! `tests/mmd_constraint_models.rs`. `SINEW_CONSTRAINT_SWING=/tmp/swing.vmd cargo test -p
+//! sinew-character --test constraint_models swing` writes the motion for the oracle; the
+//! references are made as the README there says.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ const ROOT: &str = "センター";
 /// 30 fps frames played and keyed: four seconds.
 const FRAMES: u32 = 120;
 
-/// The committed motion and Bullet references.
+/// The Bullet references.
 fn refs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../sinew-physics/tests/constraint_models")
 }
@@ -73,33 +73,32 @@ pub fn swing_vmd() -> Vmd {
     }
 }
 
+/// FNV-1a over `bytes`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    (bytes.iter()).fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The swing's bytes: those the Bullet references were made from (their hash is checked).
+/// `SINEW_CONSTRAINT_SWING=PATH` also writes them to PATH for the oracle (see the README).
+fn swing_bytes() -> Vec<u8> {
+    let bytes = swing_vmd().to_bytes();
+    if let Some(path) = std::env::var_os("SINEW_CONSTRAINT_SWING") {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    bytes
+}
+
 #[test]
-fn swing_vmd_is_the_generated_one() {
-    let path = refs_dir().join("swing.vmd");
-    let want = swing_vmd();
-    if std::env::var("SINEW_CONSTRAINT_SWING").is_ok_and(|v| v == "write") {
-        assert!(
-            !sinew_testkit::assets::under_ci(),
-            "SINEW_CONSTRAINT_SWING=write under CI: the motion is written by hand, not by CI"
-        );
-        std::fs::write(&path, want.to_bytes()).unwrap();
-        eprintln!("wrote {}", path.display());
-    }
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let got = Vmd::parse(&bytes).unwrap();
-    assert_eq!(got.bone_keys.len(), FRAMES as usize);
-    for (g, w) in got.bone_keys.iter().zip(&want.bone_keys) {
-        assert_eq!(
-            (&g.bone_name, g.frame, g.interpolation),
-            (&w.bone_name, w.frame, w.interpolation)
-        );
-        assert!(
-            g.translation.abs_diff_eq(w.translation, 1e-6)
-                && g.rotation.abs_diff_eq(w.rotation, 1e-6),
-            "frame {}: {g:?} is not the generated {w:?}",
-            g.frame
-        );
-    }
+fn the_swing_is_the_motion_the_oracle_played() {
+    let bytes = swing_bytes();
+    assert_eq!(bytes.len(), 13_394);
+    assert_eq!(
+        fnv1a(&bytes),
+        0x7141_08fa_5a14_0ee4,
+        "regenerate the Bullet references"
+    );
 }
 
 /// One pose: per bone name, its world transform (MMD model space).
@@ -405,12 +404,13 @@ fn constraint_models_hold_their_joints_like_bullet() {
         .collect();
     files.sort();
     let refs = refs_dir();
+    let swing = swing_bytes();
     let mut compared = Vec::new();
     for path in &files {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let model = CharacterModel::load(path).unwrap();
-        let motion = model.load_motion(refs.join("swing.vmd")).unwrap();
         let (mmd, _) = model.mmd().unwrap();
+        let motion = Motion::from_vmd(&swing, Some(mmd)).unwrap();
         let root = mmd.bones().iter().find(|b| b.parent.is_none()).unwrap();
         assert_eq!(root.name, ROOT, "{stem}: the swing keys {ROOT}");
         let joints = joints(mmd);
