@@ -5,8 +5,10 @@
 //! `sinew view` runs without a display and, where Xvfb is installed (always under CI), with
 //! one.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sinew_hostile::args::{video_attacks, view_attacks, ArgAttack};
@@ -111,40 +113,6 @@ fn hostile_video_arguments_end_in_a_result_or_one_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A child process killed when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn xvfb(bin: &Path) -> (Guard, String) {
-    let first = 150 + std::process::id() % 50;
-    let n = (first..first + 50)
-        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
-        .expect("a free X display");
-    let child = Command::new(bin)
-        .arg(format!(":{n}"))
-        .args(["-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start Xvfb");
-    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-    let start = Instant::now();
-    while !socket.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "Xvfb did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Guard(child), format!(":{n}"))
-}
-
 #[test]
 fn hostile_viewer_arguments_end_in_a_result_or_one_line() {
     let Some((model, motion)) = inputs() else {
@@ -160,7 +128,7 @@ fn hostile_viewer_arguments_end_in_a_result_or_one_line() {
     let Some(bin) = sinew_testkit::tool("Xvfb") else {
         return;
     };
-    let (_x, display) = xvfb(&bin);
+    let (_x, display) = common::xvfb(&bin, 150 + std::process::id() % 50);
     let (ok, refused) = check(&attacks, Some(&display));
     eprintln!("with a display: {ok} ran, {refused} refused in one line");
     assert!(

@@ -3,47 +3,16 @@
 //! space pauses (the counter stops), the right arrow steps one frame, shift+right a second, B
 //! draws the bones over the picture, escape closes it with its report.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use common::Guard;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const MIKU: &str = "mmd/threejs-examples/miku/miku_v2.pmd";
 const WAVEFILE: &str = "mmd/threejs-examples/vmds/wavefile_v2.vmd";
-
-/// A child process killed when dropped.
-struct Guard(Child);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts Xvfb on a free display; returns it and its name.
-fn xvfb(xvfb: &Path) -> (Guard, String) {
-    let first = 90 + std::process::id() % 50;
-    let n = (first..first + 50)
-        .find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists())
-        .expect("a free X display");
-    let child = Command::new(xvfb)
-        .arg(format!(":{n}"))
-        .args(["-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start Xvfb");
-    let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
-    let start = Instant::now();
-    while !socket.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "Xvfb did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Guard(child), format!(":{n}"))
-}
 
 fn xdotool(tool: &Path, display: &str, args: &[&str]) -> String {
     let out = Command::new(tool)
@@ -136,7 +105,7 @@ fn the_window_plays_pauses_steps_and_draws() {
     ) else {
         return;
     };
-    let (_x, display) = xvfb(&xvfb_bin);
+    let (_x, display) = common::xvfb(&xvfb_bin, 90 + std::process::id() % 50);
     let dir = std::env::temp_dir().join(format!("sinew-viewer-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let viewer = Command::new(env!("CARGO_BIN_EXE_sinew"))

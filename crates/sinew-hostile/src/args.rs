@@ -4,7 +4,7 @@
 //! with a result or a one-line error (exit 0 or 2) within the runner's timeout, whatever the
 //! argument.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 /// One hostile command line: a label and the arguments after `sinew`.
@@ -69,6 +69,23 @@ fn wrong_files(scratch: &Path) -> std::io::Result<Vec<(&'static str, OsString)>>
     ])
 }
 
+/// `sinew COMMAND MODEL [--motion MOTION] FLAGS… EXTRA…`: `head` is the command and its fixed
+/// flags.
+fn command(
+    head: &[&OsStr],
+    model: &Path,
+    motion: Option<&Path>,
+    extra: &[&OsStr],
+) -> Vec<OsString> {
+    let mut v: Vec<&OsStr> = vec![head[0], model.as_os_str()];
+    if let Some(m) = motion {
+        v.extend([OsStr::new("--motion"), m.as_os_str()]);
+    }
+    v.extend_from_slice(&head[1..]);
+    v.extend_from_slice(extra);
+    v.into_iter().map(OsStr::to_owned).collect()
+}
+
 fn line(label: String, args: Vec<OsString>) -> ArgAttack {
     ArgAttack { label, args }
 }
@@ -84,14 +101,13 @@ pub fn video_attacks(
     scratch: &Path,
 ) -> std::io::Result<Vec<ArgAttack>> {
     let mp4 = scratch.join("out.mp4");
-    let base = |extra: &[&std::ffi::OsStr]| -> Vec<OsString> {
-        let mut v: Vec<&std::ffi::OsStr> =
-            vec!["render".as_ref(), model.as_os_str(), "--quiet".as_ref()];
-        if let Some(m) = motion {
-            v.extend(["--motion".as_ref(), m.as_os_str()]);
-        }
-        v.extend_from_slice(extra);
-        v.into_iter().map(std::ffi::OsStr::to_owned).collect()
+    let base = |extra: &[&OsStr]| {
+        command(
+            &["render".as_ref(), "--quiet".as_ref()],
+            model,
+            motion,
+            extra,
+        )
     };
     let mut out = Vec::new();
     for size in SIZES {
@@ -211,18 +227,13 @@ pub fn view_attacks(
     motion: Option<&Path>,
     scratch: &Path,
 ) -> std::io::Result<Vec<ArgAttack>> {
-    let base = |extra: &[&std::ffi::OsStr]| -> Vec<OsString> {
-        let mut v: Vec<&std::ffi::OsStr> = vec![
-            "view".as_ref(),
-            model.as_os_str(),
-            "--exit-after".as_ref(),
-            "1".as_ref(),
-        ];
-        if let Some(m) = motion {
-            v.extend(["--motion".as_ref(), m.as_os_str()]);
-        }
-        v.extend_from_slice(extra);
-        v.into_iter().map(std::ffi::OsStr::to_owned).collect()
+    let base = |extra: &[&OsStr]| {
+        command(
+            &["view".as_ref(), "--exit-after".as_ref(), "1".as_ref()],
+            model,
+            motion,
+            extra,
+        )
     };
     let mut out = Vec::new();
     for size in SIZES {
