@@ -285,7 +285,8 @@ fn synthetic_camera_vmd() -> Vec<u8> {
             32,
             -35.0,
             [-2.0, 9.0, 2.0],
-            [-1.570_796_3, 0.3, 0.0],
+            // Just short of -π/2 (a different f32 than FRAC_PI_2): the oracle read these bytes.
+            [-1.570_796_2, 0.3, 0.0],
             [LIN; 6],
             25,
             0,
