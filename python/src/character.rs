@@ -238,7 +238,7 @@ impl Character {
         if !self.inner.is_physics_enabled() {
             return self.inner.seek(time as f32).map_err(fail);
         }
-        let mut now = match self.clock {
+        let now = match self.clock {
             Clock::Fresh => {
                 self.inner.update(0.0, 0.0).map_err(fail)?;
                 self.clock = Clock::Times { now: 0.0 };
@@ -256,20 +256,22 @@ impl Character {
                 format!("with physics, times are simulated in order: {time} comes after {now} (call reset_physics() to start over)"),
             ));
         }
-        let mut steps = 0u64;
+        // The character's clock is where this one left it: step on from there, checking for
+        // Ctrl-C between chunks of steps.
         let step = 1.0 / f64::from(fps);
-        while now < time {
-            let next = (now + step).min(time);
-            self.inner
-                .update(next as f32, (next - now) as f32)
-                .map_err(fail)?;
-            now = next;
-            self.clock = Clock::Times { now };
-            steps += 1;
-            if steps.is_multiple_of(SIGNAL_EVERY) {
-                check_signals()?;
-            }
+        while !self
+            .inner
+            .advance_toward(time, step, SIGNAL_EVERY)
+            .map_err(fail)?
+        {
+            self.clock = Clock::Times {
+                now: self.inner.clock(),
+            };
+            check_signals()?;
         }
+        self.clock = Clock::Times {
+            now: self.inner.clock(),
+        };
         Ok(())
     }
 

@@ -540,29 +540,5 @@ fn mmd_glb(
     doc["accessors"] = json!(bin.accessors);
     doc["bufferViews"] = json!(bin.views);
     doc["buffers"] = json!([{"byteLength": bin.bytes.len()}]);
-    let json_text = serde_json::to_vec(&doc).expect("a JSON value serialises");
-    Ok((glb(json_text, bin.bytes), warnings))
-}
-
-/// A GLB container: header, JSON chunk (space-padded), BIN chunk (zero-padded).
-#[must_use]
-pub fn glb(mut json_chunk: Vec<u8>, mut bin: Vec<u8>) -> Vec<u8> {
-    while !json_chunk.len().is_multiple_of(4) {
-        json_chunk.push(b' ');
-    }
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let total = 12 + 8 + json_chunk.len() + 8 + bin.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(&0x4654_6C67u32.to_le_bytes());
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json_chunk.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0x4E4F_534Au32.to_le_bytes());
-    out.extend_from_slice(&json_chunk);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(&0x004E_4942u32.to_le_bytes());
-    out.extend_from_slice(&bin);
-    out
+    Ok((sinew_gltf::write_glb(&doc, bin.bytes)?, warnings))
 }

@@ -54,8 +54,6 @@ pub struct Character {
     overrides: Vec<Option<f32>>,
     morphs: Vec<f32>,
     effective: Vec<f32>,
-    /// Per chain: the caller's toggle (`None`: as the motion keys it, on by default).
-    ik_toggles: Vec<Option<bool>>,
     physics: Option<Physics>,
     props: Option<PropsRig>,
     /// Per mesh: its skinning matrices and deformed vertices (allocated by the first
@@ -78,7 +76,6 @@ impl Character {
     #[must_use]
     pub fn new(model: &Arc<CharacterModel>) -> Self {
         let instance = SkeletonInstance::new(model.model());
-        let chains = model.model().dynamics().ik_chains().len();
         let morphs = model.morph_names().len();
         Self {
             mmd_input: model.mmd().map(|(_, d)| MmdInput::new(d)),
@@ -88,7 +85,6 @@ impl Character {
             overrides: vec![None; morphs],
             morphs: model.default_morph_weights().to_vec(),
             effective: model.default_morph_weights().to_vec(),
-            ik_toggles: vec![None; chains],
             physics: None,
             props: None,
             meshes: Vec::new(),
@@ -225,6 +221,70 @@ impl Character {
         Ok(())
     }
 
+    /// Moves the clock forward to `time`, evaluating the frames on the way in steps of at most
+    /// `max_step` seconds, so physics sees every step (the last step is what is left). Without
+    /// physics nothing depends on the path, so `time` is evaluated once. A character with no
+    /// frame yet evaluates time 0 first (the bodies start from its pose).
+    ///
+    /// # Errors
+    /// [`CharacterError::Invalid`] for a `time` that is not finite or lies before the clock,
+    /// or a `max_step` that is not finite and positive; as [`Self::update`].
+    pub fn advance_to(&mut self, time: f64, max_step: f64) -> Result<(), CharacterError> {
+        self.advance_toward(time, max_step, u64::MAX).map(|_| ())
+    }
+
+    /// [`Self::advance_to`], stopping after at most `max_steps` steps: true when the clock
+    /// reached `time`. A host that must stay responsive (checking for an interrupt, drawing a
+    /// progress bar) calls it in a loop; the steps are those of one [`Self::advance_to`].
+    ///
+    /// # Errors
+    /// As [`Self::advance_to`].
+    pub fn advance_toward(
+        &mut self,
+        time: f64,
+        max_step: f64,
+        max_steps: u64,
+    ) -> Result<bool, CharacterError> {
+        if !time.is_finite() {
+            return Err(CharacterError::invalid("time", "finite", time));
+        }
+        if !(max_step.is_finite() && max_step > 0.0) {
+            return Err(CharacterError::invalid(
+                "max_step",
+                "finite and > 0",
+                max_step,
+            ));
+        }
+        if !self.evaluated {
+            self.update(0.0, 0.0)?;
+        }
+        let mut now = self.clock;
+        if time < now {
+            return Err(CharacterError::invalid(
+                "time",
+                "not before the character's clock",
+                time,
+            ));
+        }
+        let step = if self.is_physics_enabled() {
+            max_step
+        } else {
+            f64::INFINITY
+        };
+        let mut steps = 0;
+        while now < time {
+            if steps == max_steps {
+                return Ok(false);
+            }
+            let next = (now + step).min(time);
+            self.update(next as f32, (next - now) as f32)?;
+            self.clock = next;
+            now = next;
+            steps += 1;
+        }
+        Ok(true)
+    }
+
     /// Jumps to `time` and evaluates the frame there; simulated bodies start again from the
     /// pose there (no drag across the jump).
     ///
@@ -337,18 +397,12 @@ impl Character {
             }
             None => self.effective.copy_from_slice(&self.morphs),
         }
-        // IK switches: every chain on, the motion's keys in force, then the caller's.
-        let chains = self.ik_toggles.len();
-        if chains > 0 {
-            for c in 0..chains {
-                self.instance
-                    .set_ik_enabled_by_index(c, self.ik_toggles[c].unwrap_or(true));
-            }
+        // The motion's IK switches (the caller's toggles, in the instance, win over them).
+        if !self.model.model().dynamics().ik_chains().is_empty() {
+            self.instance.reset_ik_keyed();
             if let Some(key) = ik_key {
                 for (c, on) in self.mixer.ik_states(key) {
-                    if self.ik_toggles[c].is_none() {
-                        self.instance.set_ik_enabled_by_index(c, on);
-                    }
+                    self.instance.set_ik_keyed(c, on);
                 }
             }
         }
@@ -450,7 +504,7 @@ impl Character {
         enabled: Option<bool>,
     ) -> Result<(), CharacterError> {
         let c = self.chain(chain)?;
-        self.ik_toggles[c] = enabled;
+        self.instance.set_ik_enabled_by_index(c, enabled);
         Ok(())
     }
 
@@ -461,8 +515,8 @@ impl Character {
     }
 
     /// The instance the character evaluates through: goals, the arbiter, IK tolerance, the
-    /// root placement and floating origin, solve results. IK toggles are the character's
-    /// ([`Self::set_ik_enabled`]): the instance's are rewritten every frame.
+    /// root placement and floating origin, IK toggles (the caller's; the motion's keys are
+    /// written each frame, and the caller's win), solve results.
     #[must_use]
     pub fn instance(&self) -> &SkeletonInstance {
         &self.instance
@@ -679,14 +733,14 @@ impl Character {
             });
         }
         self.skin()?;
-        Ok(&self.meshes[mesh].deformed)
+        Ok(self.meshes[mesh].deformed())
     }
 
     /// Mesh `mesh`'s skinning matrices of the last [`Self::skin`] (one per skin joint; `None`
     /// before the first).
     #[must_use]
     pub fn mesh_matrices(&self, mesh: usize) -> Option<&[Affine3A]> {
-        self.meshes.get(mesh).map(|m| m.matrices.as_slice())
+        self.meshes.get(mesh).map(MeshState::matrices)
     }
 
     /// Bytes this character holds on the heap in its own buffers (not the shared model):
@@ -703,7 +757,6 @@ impl Character {
             + (self.motion_morphs.capacity() + self.morphs.capacity() + self.effective.capacity())
                 * 4
             + self.overrides.capacity() * std::mem::size_of::<Option<f32>>()
-            + self.ik_toggles.capacity() * std::mem::size_of::<Option<bool>>()
             + self.mmd_input.as_ref().map_or(0, MmdInput::heap_bytes)
             + self.meshes.iter().map(MeshState::heap_bytes).sum::<usize>()
             + std::mem::size_of::<Self>()

@@ -70,13 +70,13 @@ mod model;
 mod motion;
 mod pose_file;
 
-pub use bake::{bake_glb, glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
+pub use bake::{bake_glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
 pub use camera::{frame_of_time, CameraKey, CameraMotion, CameraState};
 pub use character::Character;
 pub use crowd::Crowd;
 pub use error::CharacterError;
 pub use light::{LightKey, LightMotion, LightState};
-pub use mesh::CharacterMesh;
+pub use mesh::{CharacterMesh, MeshState};
 pub use mixer::{LayerId, MAX_LAYERS};
 pub use model::{
     chain_profile, kind_of, read_file, CharacterModel, ModelKind, PhysicsSettings,

@@ -38,16 +38,21 @@ impl CharacterMesh {
     }
 }
 
-/// One character's deformation of one mesh.
+/// One character's deformation of one [`CharacterMesh`]: its skinning matrices, morph weights
+/// and deformed vertices, sized once. [`Character::skin`](crate::Character::skin) keeps one per
+/// mesh; a host that evaluates frames once and skins them elsewhere (another thread, a later
+/// pass) keeps its own.
 #[derive(Clone, Debug)]
-pub(crate) struct MeshState {
-    pub(crate) matrices: Vec<Affine3A>,
+pub struct MeshState {
+    matrices: Vec<Affine3A>,
     weights: Vec<f32>,
-    pub(crate) deformed: Deformed,
+    deformed: Deformed,
 }
 
 impl MeshState {
-    pub(crate) fn new(mesh: &CharacterMesh) -> Self {
+    /// Buffers for `mesh`, in its rest pose until the first [`Self::update`].
+    #[must_use]
+    pub fn new(mesh: &CharacterMesh) -> Self {
         Self {
             matrices: vec![Affine3A::IDENTITY; mesh.joints.len()],
             weights: vec![0.0; mesh.morph_slots.len()],
@@ -55,14 +60,34 @@ impl MeshState {
         }
     }
 
-    /// Skins `mesh` for `world` (the skeleton's order) with the character's morph weights.
-    pub(crate) fn update(
+    /// Morphs and skins `mesh` (the one these buffers were made for) for world matrices
+    /// `world` (the skeleton's order) and the character's morph weights `morphs` (one per
+    /// [`CharacterModel::morph_names`](crate::CharacterModel::morph_names) entry; missing ones
+    /// read as 0).
+    ///
+    /// # Errors
+    /// [`CharacterError::Invalid`] for a skin joint past `world`; [`CharacterError::Skin`] when
+    /// the mesh does not fit these buffers.
+    pub fn update(
         &mut self,
         mesh: &CharacterMesh,
         world: &[Affine3A],
         morphs: &[f32],
         mode: SkinMode,
     ) -> Result<(), CharacterError> {
+        if let Some(j) = mesh.joints.iter().find(|j| j.index() >= world.len()) {
+            return Err(CharacterError::invalid(
+                "a skin joint",
+                "a bone of the world matrices",
+                j.index(),
+            ));
+        }
+        if self.matrices.len() != mesh.joints.len() {
+            self.matrices.resize(mesh.joints.len(), Affine3A::IDENTITY);
+        }
+        if self.weights.len() != mesh.morph_slots.len() {
+            self.weights.resize(mesh.morph_slots.len(), 0.0);
+        }
         mesh.skin_matrices(world, &mut self.matrices);
         for (w, &slot) in self.weights.iter_mut().zip(mesh.morph_slots.iter()) {
             *w = morphs.get(slot).copied().unwrap_or(0.0);
@@ -72,7 +97,21 @@ impl MeshState {
         Ok(())
     }
 
-    pub(crate) fn heap_bytes(&self) -> usize {
+    /// The skinning matrices of the last [`Self::update`], one per skin joint.
+    #[must_use]
+    pub fn matrices(&self) -> &[Affine3A] {
+        &self.matrices
+    }
+
+    /// The deformed vertices of the last [`Self::update`].
+    #[must_use]
+    pub fn deformed(&self) -> &Deformed {
+        &self.deformed
+    }
+
+    /// Bytes held on the heap.
+    #[must_use]
+    pub fn heap_bytes(&self) -> usize {
         let v3 = std::mem::size_of::<glam::Vec3>();
         self.matrices.capacity() * std::mem::size_of::<Affine3A>()
             + self.weights.capacity() * 4

@@ -21,14 +21,14 @@ fn lockstep_is_bit_identical_to_one_chain_at_a_time() {
     let staged = CharacterModel::from_mmd_order(Arc::clone(mmd), MmdOrder::Staged).unwrap();
     let bone_by_bone =
         CharacterModel::from_mmd_order(Arc::clone(mmd), MmdOrder::BoneByBone).unwrap();
-    // The pairs the definitions find (sinew's one footprint test, `SolveFootprint`): hair,
-    // legs, toes; every chain on a path.
+    // The pairs the definitions find (sinew's one footprint test): hair, legs, toes; every
+    // chain on a path.
     let dynamics = staged.model().dynamics();
     let chains = dynamics.ik_chains();
-    assert!((0..chains.len()).all(|c| dynamics.chain_path(c).is_some()));
+    assert!((0..chains.len()).all(|c| dynamics.lockstep_partner(c).is_some()));
     let pairs: Vec<(&str, &str)> = (0..chains.len())
         .filter_map(|c| {
-            let p = dynamics.chain_path(c)?.partner()?;
+            let p = dynamics.lockstep_partner(c)??;
             Some((chains[c].name(), chains[p].name()))
         })
         .collect();

@@ -1,12 +1,12 @@
 //! The meshes of an animated model, deformed per frame: morph weights and world matrices of a
 //! frame in, skinned vertices out. Each part is one of the library's [`CharacterMesh`]es with
-//! its own deformation buffers, so frames evaluated once can be skinned on any thread.
+//! its own [`MeshState`], so frames evaluated once can be skinned on any thread.
 
 use std::sync::Arc;
 
 use glam::Affine3A;
 use sinew::BoneId;
-use sinew_character::{CharacterMesh, CharacterModel, ModelKind};
+use sinew_character::{CharacterMesh, CharacterModel, MeshState, ModelKind};
 use sinew_skin::{Deformed, Mesh, SkinMode};
 
 use crate::error::CliError;
@@ -18,21 +18,21 @@ pub struct Part {
     pub source: CharacterMesh,
     /// The mesh (rest data, materials, morphs).
     pub mesh: Arc<Mesh>,
-    matrices: Vec<Affine3A>,
-    weights: Vec<f32>,
-    /// The deformed vertices of the last [`Meshes::update`].
-    pub deformed: Deformed,
+    state: MeshState,
 }
 
 impl Part {
     fn new(source: CharacterMesh) -> Self {
         Self {
             mesh: Arc::clone(&source.mesh),
-            matrices: vec![Affine3A::IDENTITY; source.joints.len()],
-            weights: vec![0.0; source.morph_slots.len()],
-            deformed: Deformed::new(&source.mesh),
+            state: MeshState::new(&source),
             source,
         }
+    }
+
+    /// The deformed vertices of the last [`Meshes::update`].
+    pub fn deformed(&self) -> &Deformed {
+        self.state.deformed()
     }
 }
 
@@ -84,18 +84,8 @@ impl Meshes {
     /// `morphs` (one per character morph).
     pub fn update(&mut self, world: &[Affine3A], morphs: &[f32]) -> Result<(), CliError> {
         for part in &mut self.parts {
-            if let Some(j) = part.source.joints.iter().find(|j| j.index() >= world.len()) {
-                return Err(CliError::Internal(format!(
-                    "skin joint {} is not an evaluated bone",
-                    j.index()
-                )));
-            }
-            part.source.skin_matrices(world, &mut part.matrices);
-            for (w, &slot) in part.weights.iter_mut().zip(part.source.morph_slots.iter()) {
-                *w = morphs.get(slot).copied().unwrap_or(0.0);
-            }
-            part.deformed
-                .update(&part.mesh, &part.matrices, &part.weights, self.mode)
+            part.state
+                .update(&part.source, world, morphs, self.mode)
                 .map_err(|e| CliError::Internal(format!("skinning: {e}")))?;
         }
         Ok(())

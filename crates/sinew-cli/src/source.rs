@@ -293,22 +293,19 @@ impl Animator {
     pub fn at(&mut self, time: f32) -> Result<Posed, CliError> {
         let fail = |e| character_error(e, &self.path);
         if self.sequential() {
-            let mut now = self.character.time();
             if self.next == 0 {
                 self.character.update(0.0, 0.0).map_err(fail)?;
                 self.next = 1;
-                now = 0.0;
             }
-            if time < now {
+            let now = self.character.clock();
+            if f64::from(time) < now {
                 return Err(CliError::Internal(format!(
                     "physics times out of order ({time} after {now})"
                 )));
             }
-            while now < time {
-                let next = (now + 1.0 / self.fps).min(time);
-                self.character.update(next, next - now).map_err(fail)?;
-                now = next;
-            }
+            self.character
+                .advance_to(f64::from(time), 1.0 / f64::from(self.fps))
+                .map_err(fail)?;
         } else {
             self.character.seek(time).map_err(fail)?;
         }

@@ -48,18 +48,10 @@ fn library(physics: bool) -> Vec<HashMap<usize, Vec3>> {
     }
     let gltf = model.gltf().unwrap();
     let mut out = Vec::new();
-    let mut now = 0.0f32;
-    for (k, &t) in times().iter().enumerate() {
+    for &t in &times() {
         // As the CLI steps: from 0 in steps of at most 1/30 s with physics, else a seek.
         if physics {
-            if k == 0 {
-                c.update(0.0, 0.0).unwrap();
-            }
-            while now < t {
-                let next = (now + 1.0 / 30.0).min(t);
-                c.update(next, next - now).unwrap();
-                now = next;
-            }
+            c.advance_to(f64::from(t), 1.0 / 30.0).unwrap();
         } else {
             c.seek(t).unwrap();
         }

@@ -219,8 +219,12 @@ fn merge_buffers(doc: &mut Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>, GltfEr
     Ok(bin)
 }
 
-/// Writes a GLB container: JSON chunk padded with spaces, BIN chunk padded with zeros.
-fn write_glb(doc: &Value, mut bin: Vec<u8>) -> Result<Vec<u8>, GltfError> {
+/// A GLB container of glTF document `doc` and its one binary buffer `bin`: header, JSON chunk
+/// padded with spaces, BIN chunk padded with zeros (what every sinew `.glb` is written with).
+///
+/// # Errors
+/// [`GltfError`] when the document does not serialise or the file would exceed 4 GiB.
+pub fn write_glb(doc: &Value, mut bin: Vec<u8>) -> Result<Vec<u8>, GltfError> {
     let mut json = serde_json::to_vec(doc).map_err(|e| export_err(e.to_string()))?;
     while json.len() % 4 != 0 {
         json.push(b' ');

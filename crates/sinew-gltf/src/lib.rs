@@ -27,7 +27,8 @@
 //!   duration) into world transforms relative to the scene root.
 //! * [`GltfSkeletonDynamicsReader`]: physics candidates in node order; a profile
 //!   (`sinew_physics::Profile`) chooses which become bodies and how they are jointed.
-//! * [`bake_glb`], [`bake_glb_from_world`]: export baked frames as a new animation.
+//! * [`bake_glb`], [`bake_glb_from_world`]: export baked frames as a new animation;
+//!   [`write_glb`], the GLB container every sinew `.glb` is written in.
 //!
 //! Conventions: glTF's own — right-handed, +Y up, metres, quaternions `(x, y, z, w)`; no axis
 //! conversion is applied. Errors are typed ([`GltfError`]); loading never panics on bad input.
@@ -44,7 +45,7 @@ mod mesh;
 pub use anim::{JointSampler, JointWorld};
 pub use dynamics::{Candidate, GltfSkeletonDynamicsReader, MIN_BONE_LENGTH, RADIUS_FRACTION};
 pub use error::{GltfError, GltfWarning};
-pub use export::{bake_glb, bake_glb_from_world, BAKED_ANIMATION_NAME};
+pub use export::{bake_glb, bake_glb_from_world, write_glb, BAKED_ANIMATION_NAME};
 pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE, MAX_BUFFER_BYTES};
 pub use mesh::{GltfMesh, MAX_PRIMITIVE_VERTICES};
 

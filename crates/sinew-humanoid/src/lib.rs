@@ -7,7 +7,7 @@
 //!  Humanoid::new() / with_extra_joints(n) ──▶ Arc<Skeleton> (+ bone ids by role)
 //!      │  Humanoid::animate(t)                deterministic walk-like locals for any time
 //!      ▼
-//!  RigState / SkeletonInstance / Crowd        (sinew, sinew-crowd) … IK, props, physics
+//!  RigState / SkeletonInstance                (sinew) … IK, props, physics
 //!      ▲
 //!  rifle::rifle(), rifle::humanoid_rifle_config()   a held prop and the ik3d table for it
 //! ```

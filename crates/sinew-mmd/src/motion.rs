@@ -1,6 +1,6 @@
 //! VMD motions: a VMD as a sinew [`Clip`] (bone tracks with MMD's per-channel Bézier easing,
 //! morph weight tracks) plus its IK on/off keyframes ([`MmdMotion`]). A character plays it
-//! like any clip (sampled, blended, cross-faded by `sinew::anim`).
+//! like any clip (sampled and blended by `sinew::anim`).
 //!
 //! * Frames are 30 fps; time in seconds is `frame / 30`.
 //! * A bone key's 64-byte interpolation block gives one Bézier easing per channel (X, Y, Z

@@ -1,7 +1,7 @@
 //! Blending: weight normalisation, masks, additive layers, rest fallback, cross-fades.
 
 use glam::{Quat, Vec3};
-use sinew::anim::{blend, AdditiveLayer, BlendLayer, BlendParams, CrossFade, Ease};
+use sinew::anim::{blend, AdditiveLayer, BlendLayer, BlendParams};
 use sinew::Transform;
 use sinew_humanoid::Humanoid;
 
@@ -193,42 +193,5 @@ fn additive_from_rest_and_from_reference() {
         } else {
             assert!(out[i].abs_diff_eq(&a[i], 1e-6));
         }
-    }
-}
-
-#[test]
-fn crossfade_is_continuous_and_hits_ends() {
-    let (_, a, b) = poses();
-    let mut out = vec![Transform::IDENTITY; a.len()];
-    let mut prev = out.clone();
-    for ease in [
-        Ease::Linear,
-        Ease::SmoothStep,
-        Ease::EaseIn,
-        Ease::EaseOut,
-        Ease::EaseInOut,
-    ] {
-        let fade = CrossFade::new(0.5, ease);
-        fade.blend(0.0, &a, &b, &mut out);
-        for (o, pa) in out.iter().zip(&a) {
-            assert!(o.abs_diff_eq(pa, 1e-6));
-        }
-        prev.copy_from_slice(&out);
-        let steps = 200;
-        for k in 1..=steps {
-            let t = 0.5 * k as f32 / steps as f32;
-            fade.blend(t, &a, &b, &mut out);
-            // Small time step, small pose change: no jumps anywhere in the fade.
-            for (o, p) in out.iter().zip(&prev) {
-                assert!(o.abs_diff_eq(p, 0.05), "{ease:?} jumps at {t}");
-            }
-            prev.copy_from_slice(&out);
-        }
-        for (o, pb) in out.iter().zip(&b) {
-            assert!(o.abs_diff_eq(pb, 1e-5));
-        }
-        assert!(fade.is_finished(0.5));
-        let (wa, wb) = fade.weights(0.2);
-        assert!((wa + wb - 1.0).abs() < 1e-6);
     }
 }

@@ -497,18 +497,12 @@ fn run_gltf(args: &PoseArgs) -> Result<(), CliError> {
     )?;
     let mut samples = Vec::with_capacity(args.times.len());
     let fail = |e| character_error(e, &args.model);
-    let mut now = 0.0f32;
-    for (k, &time) in args.times.iter().enumerate() {
+    for &time in &args.times {
         if args.physics {
             // From time 0 (or the last time) in steps of at most 1/30 s.
-            if k == 0 {
-                character.update(0.0, 0.0).map_err(fail)?;
-            }
-            while now < time {
-                let next = (now + 1.0 / 30.0).min(time);
-                character.update(next, next - now).map_err(fail)?;
-                now = next;
-            }
+            character
+                .advance_to(f64::from(time), 1.0 / 30.0)
+                .map_err(fail)?;
         } else {
             character.seek(time).map_err(fail)?;
         }

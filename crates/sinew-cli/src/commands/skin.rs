@@ -128,7 +128,7 @@ pub fn run(args: &SkinArgs) -> Result<(), CliError> {
             .collect();
         let mut parts = Vec::new();
         for part in &meshes.parts {
-            let positions = positions_json(part.deformed.positions(), |v| {
+            let positions = positions_json(part.deformed().positions(), |v| {
                 bad_input(
                     &args.source.model,
                     format!("frame {f}: vertex {v} skins to a non-finite position"),
@@ -221,7 +221,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
                     morphs.insert(morph.name.clone(), json!(round(w)));
                 }
             }
-            let positions = positions_json(part.deformed.positions(), |v| {
+            let positions = positions_json(part.deformed().positions(), |v| {
                 bad_input(
                     &args.source.model,
                     format!(
@@ -230,7 +230,7 @@ fn run_gltf(args: &SkinArgs) -> Result<(), CliError> {
                     ),
                 )
             })?;
-            parts.push(json!({ "name": part.source.name, "vertices": part.deformed.positions().len(), "positions": positions }));
+            parts.push(json!({ "name": part.source.name, "vertices": part.deformed().positions().len(), "positions": positions }));
         }
         samples.push(json!({ "time": t, "morphs": morphs, "meshes": parts }));
     }

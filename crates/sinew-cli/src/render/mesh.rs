@@ -122,10 +122,13 @@ impl MeshPainter {
             Vec3::ONE
         };
         for (k, part) in self.meshes.parts.iter().enumerate() {
-            for (o, p) in self.positions[k].iter_mut().zip(part.deformed.positions()) {
+            for (o, p) in self.positions[k]
+                .iter_mut()
+                .zip(part.deformed().positions())
+            {
                 *o = *p * mirror;
             }
-            for (o, n) in self.normals[k].iter_mut().zip(part.deformed.normals()) {
+            for (o, n) in self.normals[k].iter_mut().zip(part.deformed().normals()) {
                 *o = *n * mirror;
             }
         }
@@ -144,7 +147,7 @@ impl MeshPainter {
         self.deform(index, world, morphs)?;
         let mut b: Option<(Vec3, Vec3)> = None;
         for part in &self.meshes.parts {
-            if let Some((lo, hi)) = sinew_skin::bounds(part.deformed.positions()) {
+            if let Some((lo, hi)) = sinew_skin::bounds(part.deformed().positions()) {
                 b = Some(b.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
             }
         }
@@ -180,7 +183,7 @@ impl MeshPainter {
                 sinew_skin::Winding::Clockwise => Winding::Clockwise,
                 sinew_skin::Winding::CounterClockwise => Winding::CounterClockwise,
             };
-            let uvs: &[Vec2] = part.deformed.uvs();
+            let uvs: &[Vec2] = part.deformed().uvs();
             let view = MeshView {
                 positions: &self.positions[k],
                 normals: &self.normals[k],

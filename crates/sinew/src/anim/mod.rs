@@ -1,4 +1,4 @@
-//! Animation: clips, sampling, blending, cross-fades and retargeting.
+//! Animation: clips, sampling, blending, ease curves and retargeting.
 //!
 //! One frame flows clip → binding → sample → blend:
 //!
@@ -15,7 +15,6 @@
 //!      │  SampleCache: cursors + cached segment coefficients (keyed by ClipId)
 //!      ▼
 //!  blend(rest, &[BlendLayer; N], &[AdditiveLayer], &params, &mut out)    normalised + additive
-//!      │  or CrossFade { duration, ease }.blend(elapsed, &from, &to, &mut out)
 //!      ▼
 //!  RigState::locals_mut()  →  pose::local_to_world  →  IK, physics …
 //! ```
@@ -31,7 +30,7 @@
 //!   the same stages on [`SoaPose`](crate::pose::SoaPose) — eight bones per row, no transposes,
 //!   bit-identical results. For animation-only characters and crowds, about 30 % faster than
 //!   the `[Transform]` path; convert with `SoaPose::write_transforms` before IK.
-//! * [`CrossFade`], [`Ease`]: time-based transitions between two poses.
+//! * [`Ease`]: the weight curves of fades (a character's mixer fades layers along them).
 //! * [`RetargetMap`], [`RetargetScratch`]: motion transfer between skeletons with different
 //!   rest poses and bone names.
 //!
@@ -43,7 +42,7 @@ mod blend;
 #[cfg(target_arch = "x86_64")]
 mod blend_avx2;
 mod clip;
-mod crossfade;
+mod ease;
 mod error;
 mod fused;
 mod interpolation;
@@ -55,7 +54,7 @@ pub use bezier::BezierEase;
 pub use binding::ClipBinding;
 pub use blend::{blend, blend_soa, AdditiveLayer, AdditiveReference, BlendLayer, BlendParams};
 pub use clip::{BoneTrack, Clip, ClipBuilder, ClipId, FloatTrack, ValueSpace, Wrap};
-pub use crossfade::{CrossFade, Ease};
+pub use ease::Ease;
 pub use error::ClipError;
 pub use interpolation::{Interpolation, TrackValue};
 pub use retarget::{leg_length, RetargetMap, RetargetScratch};

@@ -41,7 +41,7 @@ impl SkeletonDynamics {
     /// The staged evaluation's plan (bones evaluated before IK, bones left to after it),
     /// derived once when the definitions were built.
     #[must_use]
-    pub fn staged_plan(&self) -> &super::StagedPlan {
+    pub(crate) fn staged_plan(&self) -> &super::StagedPlan {
         &self.staged_plan
     }
 
@@ -63,8 +63,17 @@ impl SkeletonDynamics {
     /// side by side in lockstep lanes (same shape, disjoint bones: the results are those of
     /// solving them one after the other).
     #[must_use]
-    pub fn chain_path(&self, index: usize) -> Option<&ChainPath> {
+    pub(crate) fn chain_path(&self, index: usize) -> Option<&ChainPath> {
         self.chain_paths.get(index).and_then(Option::as_ref)
+    }
+
+    /// Whether chain `index` is a CCD chain along its effector's parent path (what the solver
+    /// runs in lanes), and the chain solved side by side with it in lockstep, when there is
+    /// one: same shape, disjoint bones, so the results are those of solving them one after
+    /// the other. `None` for a chain off its path or past the chains.
+    #[must_use]
+    pub fn lockstep_partner(&self, index: usize) -> Option<Option<usize>> {
+        self.chain_path(index).map(ChainPath::partner)
     }
 
     /// Diamond closures.

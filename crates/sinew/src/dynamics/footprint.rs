@@ -82,14 +82,14 @@ impl SolveFootprint {
     }
 
     /// Whether the solve writes bone `i`.
-    #[must_use]
-    pub fn writes(&self, i: usize) -> bool {
+    #[cfg(test)]
+    fn writes(&self, i: usize) -> bool {
         self.writes[i]
     }
 
     /// Whether the solve reads bone `i`.
-    #[must_use]
-    pub fn reads(&self, i: usize) -> bool {
+    #[cfg(test)]
+    fn reads(&self, i: usize) -> bool {
         self.reads[i]
     }
 

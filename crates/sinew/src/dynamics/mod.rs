@@ -23,13 +23,13 @@ mod pose_constraint;
 mod staged_plan;
 
 pub use builder::{SkeletonDynamicsBuilder, SkeletonDynamicsReader};
-pub use chain_path::ChainPath;
+pub(crate) use chain_path::ChainPath;
 pub use definition::SkeletonDynamics;
 pub use diamond::DiamondConstraint;
 pub use error::DynamicsError;
 pub use evaluation_order::EvaluationOrder;
-pub use footprint::SolveFootprint;
+pub(crate) use footprint::SolveFootprint;
 pub use ik_chain::{ChainSolver, IkChain, IkChainParams, IkLink, TargetMode};
 pub use physics::{BodyMode, Joint, JointDesc, Physics, RigidBody, RigidBodyDesc, Shape};
 pub use pose_constraint::{BonePoseConstraint, InheritanceSpace, TransformInheritance};
-pub use staged_plan::StagedPlan;
+pub(crate) use staged_plan::StagedPlan;

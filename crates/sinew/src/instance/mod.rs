@@ -9,8 +9,6 @@
 //! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with
 //!   [`IkTargetModule`].
 //! * [`apply_pose_constraints`]: inheritance and fixed axes over a local pose.
-//! * [`evaluate_staged`] + [`finish_staged`] over a [`StagedPose`]: the staged frame over a
-//!   character's own slices, what `SkeletonInstance` and crowds both run.
 
 mod constraints;
 mod driver;
@@ -25,9 +23,8 @@ pub use driver::IkDriver;
 pub use goals::{ChainGoal, GoalId};
 pub use pose_access::PoseAccess;
 pub use skeleton_instance::{ExternalTarget, InstanceError, SkeletonInstance, Stages};
-pub use staged::{
-    evaluate_runs, evaluate_staged, finish_staged, refresh_runs, LateBuffers, RefreshRuns,
-    StagedPose,
+pub(crate) use staged::{
+    evaluate_runs, evaluate_staged, finish_staged, refresh_runs, LateBuffers, StagedPose,
 };
 pub use tick::{
     IkTargetModule, IkTargetModuleError, ModuleError, Slot, TickContext, TickError, TickLoop,

@@ -118,7 +118,10 @@ pub struct SkeletonInstance {
     model: Model,
     input: Vec<Transform>,
     state: RigState,
+    /// Per chain: the host's toggle (`None`: as the animation keys it).
     enabled: Vec<Option<bool>>,
+    /// Per chain: the animation's switch (MMD's IK keys), on by default.
+    keyed: Vec<bool>,
     /// The stages this instance runs.
     stages: Stages,
     /// Physics runs after this instance's IK: chains whose every link carries a simulated
@@ -200,6 +203,7 @@ impl SkeletonInstance {
             input: skeleton.rest_pose().to_vec(),
             state: RigState::new(skeleton),
             enabled: vec![None; chains],
+            keyed: vec![true; chains],
             stages: Stages::ALL,
             physics_active: false,
             simulated_chains: simulated_chains(model.dynamics(), n_bones),
@@ -292,7 +296,8 @@ impl SkeletonInstance {
     #[must_use]
     pub fn is_chain_active(&self, chain: usize) -> bool {
         self.stages.ik
-            && self.enabled.get(chain).is_some_and(|e| e.unwrap_or(true))
+            && chain < self.enabled.len()
+            && self.switched_on(chain)
             && !(self.physics_active && self.simulated_chains[chain])
     }
 

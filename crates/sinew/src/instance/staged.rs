@@ -23,7 +23,7 @@ use crate::{BoneId, Skeleton, Transform};
 /// A character's pose as the staged evaluation reads and writes it: its local and world
 /// slices (the skeleton's order) and the root every root bone hangs from, seen by the IK driver
 /// through [`PoseAccess`].
-pub trait StagedPose: PoseAccess {
+pub(crate) trait StagedPose: PoseAccess {
     /// The local transforms (the animated input on entry; constraints and IK corrections
     /// applied in place).
     fn locals_mut(&mut self) -> &mut [Transform];
@@ -36,7 +36,7 @@ pub trait StagedPose: PoseAccess {
 ///
 /// # Panics
 /// If the slices differ in length from the skeleton or a run is out of bounds.
-pub fn evaluate_runs(
+pub(crate) fn evaluate_runs(
     skeleton: &Skeleton,
     locals: &[Transform],
     root: &Affine3A,
@@ -51,7 +51,7 @@ pub fn evaluate_runs(
 /// The runs a chain's refresh below `driver` evaluates: the plan's non-deferred part of the
 /// subtree of a chain base, the whole subtree for any other bone.
 #[must_use]
-pub fn refresh_runs<'a>(
+pub(crate) fn refresh_runs<'a>(
     dynamics: &'a SkeletonDynamics,
     skeleton: &Skeleton,
     driver: BoneId,
@@ -64,7 +64,7 @@ pub fn refresh_runs<'a>(
 
 /// What [`refresh_runs`] gives: the plan's runs, or one subtree.
 #[derive(Clone, Copy, Debug)]
-pub enum RefreshRuns<'a> {
+pub(crate) enum RefreshRuns<'a> {
     /// The plan's runs below a chain base.
     Plan(&'a [(usize, usize)]),
     /// A whole subtree.
@@ -74,7 +74,7 @@ pub enum RefreshRuns<'a> {
 impl RefreshRuns<'_> {
     /// The runs.
     #[must_use]
-    pub fn runs(&self) -> &[(usize, usize)] {
+    pub(crate) fn runs(&self) -> &[(usize, usize)] {
         match self {
             Self::Plan(r) => r,
             Self::Subtree(r) => r,
@@ -84,11 +84,11 @@ impl RefreshRuns<'_> {
 
 /// Buffers the late constraint pass keeps: the locals before constraints and after them.
 #[derive(Debug)]
-pub struct LateBuffers<'a> {
+pub(crate) struct LateBuffers<'a> {
     /// Locals after the takeover, before constraints.
-    pub base: &'a mut [Transform],
+    pub(crate) base: &'a mut [Transform],
     /// Locals after constraints.
-    pub evaluated: &'a mut [Transform],
+    pub(crate) evaluated: &'a mut [Transform],
 }
 
 /// The staged frame up to IK (see the module docs) over `pose`, whose locals hold the
@@ -96,7 +96,7 @@ pub struct LateBuffers<'a> {
 /// pausing it); the stages switch constraints and IK off. With `late`, the locals around the
 /// constraints are kept for the late pass. Call [`finish_staged`] after (goals may come
 /// between).
-pub fn evaluate_staged<P: StagedPose>(
+pub(crate) fn evaluate_staged<P: StagedPose>(
     dynamics: &SkeletonDynamics,
     skeleton: &Skeleton,
     driver: &mut IkDriver,
@@ -138,7 +138,7 @@ pub fn evaluate_staged<P: StagedPose>(
 }
 
 /// The end of a staged frame: the plan's deferred bones (nothing without chains).
-pub fn finish_staged<P: StagedPose>(dynamics: &SkeletonDynamics, pose: &mut P) {
+pub(crate) fn finish_staged<P: StagedPose>(dynamics: &SkeletonDynamics, pose: &mut P) {
     if !dynamics.ik_chains().is_empty() {
         pose.evaluate_runs(dynamics.staged_plan().deferred());
     }

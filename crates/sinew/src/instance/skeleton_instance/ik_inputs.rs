@@ -24,7 +24,8 @@ fn check(chain: &str, target: Vec3, weight: f32) -> Result<(), InstanceError> {
 impl SkeletonInstance {
     // ----- toggles -----
 
-    /// Enables or disables a chain. Returns false for an undefined chain.
+    /// Enables or disables a chain whatever the animation keys. Returns false for an undefined
+    /// chain.
     pub fn set_ik_enabled(&mut self, chain: &str, enabled: bool) -> bool {
         match self.dynamics().chain_index(chain) {
             Some(i) => {
@@ -36,13 +37,40 @@ impl SkeletonInstance {
         }
     }
 
-    /// The chain's toggle, default true. Not an existence check: unknown chains read true.
+    /// Whether the chain is switched on: the host's toggle, else the animation's key
+    /// ([`Self::set_ik_keyed`]), on by default. Not an existence check: unknown chains read
+    /// true.
     #[must_use]
     pub fn is_ik_enabled(&self, chain: &str) -> bool {
         self.dynamics()
             .chain_index(chain)
-            .and_then(|i| self.enabled[i])
-            .unwrap_or(true)
+            .is_none_or(|i| self.switched_on(i))
+    }
+
+    /// Chain `chain`'s switch: the host's toggle, else the animation's key.
+    pub(super) fn switched_on(&self, chain: usize) -> bool {
+        self.enabled[chain].unwrap_or(self.keyed[chain])
+    }
+
+    /// The animation's switch for chain `chain` (MMD's IK keyframes), in force while the host
+    /// has set no toggle for it; on until keyed. Returns false when the index is out of range.
+    pub fn set_ik_keyed(&mut self, chain: usize, on: bool) -> bool {
+        match self.keyed.get_mut(chain) {
+            Some(slot) => {
+                self.dirty |= *slot != on;
+                *slot = on;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Every chain's animation switch back on (no IK key in force).
+    pub fn reset_ik_keyed(&mut self) {
+        if self.keyed.contains(&false) {
+            self.keyed.fill(true);
+            self.dirty = true;
+        }
     }
 
     /// Whether chain pairs the definitions found solvable side by side
@@ -63,12 +91,12 @@ impl SkeletonInstance {
         set
     }
 
-    /// Enables or disables a chain by index (fast path for readers' IK keyframes). Returns
-    /// false when the index is out of range.
-    pub fn set_ik_enabled_by_index(&mut self, chain: usize, enabled: bool) -> bool {
+    /// Sets (`Some`) or clears (`None`) chain `chain`'s toggle by index. Returns false when the
+    /// index is out of range.
+    pub fn set_ik_enabled_by_index(&mut self, chain: usize, enabled: Option<bool>) -> bool {
         match self.enabled.get_mut(chain) {
             Some(slot) => {
-                *slot = Some(enabled);
+                *slot = enabled;
                 self.dirty = true;
                 true
             }
@@ -76,7 +104,7 @@ impl SkeletonInstance {
         }
     }
 
-    /// Clears every explicit toggle (all chains enabled again).
+    /// Clears every toggle of the host's (the animation's keys in force again).
     pub fn reset_ik_enabled(&mut self) {
         self.enabled.fill(None);
         self.dirty = true;
