@@ -15,7 +15,7 @@ use std::sync::Arc;
 use glam::{Affine3A, Vec3};
 use sinew::anim::Ease;
 use sinew::instance::Stages;
-use sinew::{BoneId, SkeletonInstance};
+use sinew::{BoneId, SkeletonInstance, Writeback};
 use sinew_mmd::MmdInput;
 use sinew_physics::{FrameReport, Ragdoll};
 use sinew_props::PropsRig;
@@ -26,6 +26,14 @@ use crate::mixer::{LayerId, Mixer};
 use crate::model::{chain_profile, CharacterModel, PhysicsSettings};
 use crate::motion::Motion;
 use crate::CharacterError;
+
+/// What runs in a frame's physics stage.
+enum PhysicsStage<F> {
+    /// The character's ragdoll, when enabled, advancing `dt` seconds.
+    Ragdoll(f32),
+    /// A host's own step over the world matrices ([`Writeback::World`]).
+    Host(F),
+}
 
 /// A ragdoll and whether it runs.
 #[derive(Debug)]
@@ -312,28 +320,7 @@ impl Character {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
         }
-        self.time = time;
-        self.clock = f64::from(time);
-        self.apply_input(time);
-        let physics = self.physics.as_mut().filter(|p| p.enabled);
-        let world_writeback = physics
-            .as_ref()
-            .is_some_and(|p| p.ragdoll.options().writeback == sinew_physics::Writeback::World);
-        if world_writeback {
-            self.instance.update_transform_before_physics();
-        } else {
-            self.instance.update_transform();
-        }
-        if let Some(props) = &mut self.props {
-            props.solve(self.instance.state_mut())?;
-        }
-        if let Some(p) = physics {
-            p.ragdoll
-                .evaluate_physics_frame(&mut self.instance, time, dt)?;
-        }
-        self.evaluated = true;
-        self.skinned = false;
-        Ok(())
+        self.frame(time, PhysicsStage::<fn(&mut [Affine3A])>::Ragdoll(dt))
     }
 
     /// Evaluates the frame at `time` with a physics step of the host's own (another engine, a
@@ -353,15 +340,40 @@ impl Character {
         if !time.is_finite() {
             return Err(CharacterError::invalid("time", "finite", time));
         }
+        self.frame(time, PhysicsStage::Host(step))
+    }
+
+    /// The frame at `time`: the animated input, the instance's stages before physics, props,
+    /// the physics stage (`physics`) and the stages after it, split by the one writeback the
+    /// physics stage names.
+    fn frame(
+        &mut self,
+        time: f32,
+        physics: PhysicsStage<impl FnOnce(&mut [Affine3A])>,
+    ) -> Result<(), CharacterError> {
         self.time = time;
         self.clock = f64::from(time);
         self.apply_input(time);
-        self.instance.update_transform_before_physics();
+        let ragdoll = self.physics.as_mut().filter(|p| p.enabled);
+        let writeback = match &physics {
+            PhysicsStage::Ragdoll(_) => ragdoll.as_ref().map(|p| p.ragdoll.options().writeback),
+            PhysicsStage::Host(_) => Some(Writeback::World),
+        };
+        self.instance
+            .evaluate_before_physics(writeback.unwrap_or_default());
         if let Some(props) = &mut self.props {
             props.solve(self.instance.state_mut())?;
         }
-        step(self.instance.state_mut().allocate_world());
-        self.instance.update_transform_after_physics_world();
+        if let Some(writeback) = writeback {
+            match (physics, ragdoll) {
+                (PhysicsStage::Ragdoll(dt), Some(p)) => {
+                    p.ragdoll.step(self.instance.state_mut(), time, dt)?;
+                }
+                (PhysicsStage::Host(step), _) => step(self.instance.state_mut().allocate_world()),
+                (PhysicsStage::Ragdoll(_), None) => {}
+            }
+            self.instance.evaluate_after_physics(writeback);
+        }
         self.evaluated = true;
         self.skinned = false;
         Ok(())

@@ -26,10 +26,16 @@ fn main() -> Result<(), PhysicsError> {
         for frame in 1..=60 {
             let t = frame as f32 * DT;
             h.animate(t, instance.input_mut());
-            instance.update_transform();
-            if let Some(r) = ragdoll.as_mut() {
-                // Drive kinematic bodies, step, write the ponytail back, rebuild the hierarchy.
-                r.evaluate_physics_frame(&mut instance, t, DT)?;
+            match ragdoll.as_mut() {
+                // Constraints → hierarchy → IK; drive the kinematic bodies, step, write the
+                // ponytail back; rebuild the hierarchy (IK corrections kept).
+                Some(r) => {
+                    let writeback = r.options().writeback;
+                    instance.evaluate_before_physics(writeback);
+                    r.step(instance.state_mut(), t, DT)?;
+                    instance.evaluate_after_physics(writeback);
+                }
+                None => instance.update_transform(),
             }
         }
         if let Some(r) = &ragdoll {

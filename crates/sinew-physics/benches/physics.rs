@@ -116,8 +116,10 @@ fn rig() -> Model {
 fn frame(inst: &mut SkeletonInstance, r: &mut Ragdoll, t: f32) {
     inst.input_mut()[0].rotation = Quat::from_rotation_y(0.8 * (2.0 * t).sin());
     inst.input_mut()[0].translation = Vec3::new(0.3 * t.sin(), 0.0, 0.0);
-    inst.update_transform();
-    r.evaluate_physics_frame(inst, t, DT).unwrap();
+    let writeback = r.options().writeback;
+    inst.evaluate_before_physics(writeback);
+    r.step(inst.state_mut(), t, DT).unwrap();
+    inst.evaluate_after_physics(writeback);
 }
 
 /// miku_v2's definitions (its physics table among them) and 600 frames (10 s at 60 Hz) of

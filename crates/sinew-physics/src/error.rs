@@ -80,9 +80,12 @@ pub enum PhysicsError {
         /// What is accepted.
         expected: &'static str,
     },
-    /// The instance passed to a frame is not over the skeleton the ragdoll was built for.
-    #[error("the instance's skeleton is not the one this ragdoll was built for")]
+    /// The state passed to a frame is not over the skeleton the ragdoll was built for.
+    #[error("the pose's skeleton is not the one this ragdoll was built for")]
     SkeletonMismatch,
+    /// A frame's physics stage ran on a state whose world matrices were never evaluated.
+    #[error("the pose has no world matrices yet: evaluate the frame before its physics")]
+    NotEvaluated,
     /// The table has more bodies than a ragdoll simulates ([`crate::MAX_BODIES`]).
     #[error("{count} rigid bodies; at most {limit} are simulated")]
     TooManyBodies {

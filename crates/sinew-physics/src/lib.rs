@@ -10,8 +10,9 @@
 //! ## Place in the frame
 //!
 //! ```text
-//!  apply (animated locals) → update_transform (constraints → hierarchy → IK)
-//!      → Ragdoll::evaluate_physics_frame:
+//!  apply (animated locals)
+//!      → SkeletonInstance::evaluate_before_physics(writeback)   constraints → hierarchy → IK
+//!      → Ragdoll::step(&mut RigState, time, dt):
 //!          drive     kinematic bodies ← animated bone · bone_to_body, interpolated per sub-step
 //!          step      fixed steps (default 60 Hz) paid by an accumulator, capped per frame;
 //!                    each: Bullet damping, then gravity → contacts found → joint and
@@ -19,19 +20,35 @@
 //!                    contacts' push-out split off) → rapier integrates → optional joint
 //!                    projection
 //!          guard     NaN / exploded bodies reset to their animated pose, reported
-//!          writeback Writeback::Locals (the spec's rule): dynamic bones → output locals,
-//!                    parent before child (rigid or affine), bind-pose followers; then
-//!                    SkeletonInstance::update_transform_after_physics (IK corrections kept)
+//!          writeback Writeback::Locals: dynamic bones → output locals, parent before
+//!                    child (rigid or affine), bind-pose followers
 //!                    Writeback::World (MMD's rule): dynamic bones' world matrices written
-//!                    directly, bones below carried along, locals untouched; then
-//!                    SkeletonInstance::update_transform_after_physics_world
+//!                    directly, bones below carried along, locals untouched
 //!                    (Ragdoll::step_world: the same over a host's own world slice)
+//!      → SkeletonInstance::evaluate_after_physics(writeback)    hierarchy rebuilt (Locals),
+//!                    bones ordered after physics evaluated; IK corrections kept
 //!      → world / skin matrices
 //! ```
 //!
+//! The ragdoll is one stage: it reads and writes the state and evaluates nothing else. The
+//! scheduler around it (a [`TickLoop`](sinew::instance::TickLoop) with a [`PhysicsModule`],
+//! `sinew_character::Character`, or a host's own loop) runs the three in order with the one
+//! writeback the ragdoll's options name:
+//!
+//! ```
+//! # use sinew_physics::{Ragdoll, PhysicsError};
+//! # fn frame(instance: &mut sinew::SkeletonInstance, ragdoll: &mut Ragdoll, t: f32, dt: f32)
+//! #     -> Result<(), PhysicsError> {
+//! let writeback = ragdoll.options().writeback;
+//! instance.evaluate_before_physics(writeback);
+//! ragdoll.step(instance.state_mut(), t, dt)?;
+//! instance.evaluate_after_physics(writeback);
+//! # Ok(()) }
+//! ```
+//!
 //! In a [`TickLoop`](sinew::instance::TickLoop), put a [`PhysicsModule`] in
-//! [`Slot::Physics`](sinew::instance::Slot::Physics) (`add_before` or `add`; the module
-//! rebuilds the hierarchy itself).
+//! [`Slot::Physics`](sinew::instance::Slot::Physics) (`add_before` or `add`): the loop evaluates
+//! before and after it by the module's writeback.
 //!
 //! ## Spaces and units
 //!

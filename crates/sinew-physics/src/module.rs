@@ -1,11 +1,13 @@
 //! [`PhysicsModule`]: a [`Ragdoll`] as a tick-loop module.
 
 use sinew::instance::{ModuleError, TickContext, TickModule};
+use sinew::Writeback;
 
 use crate::{FrameReport, Ragdoll};
 
-/// Runs [`Ragdoll::evaluate_physics_frame`] in a
-/// [`TickLoop`](sinew::instance::TickLoop)'s [`Slot::Physics`](sinew::instance::Slot::Physics).
+/// Runs [`Ragdoll::step`] in a [`TickLoop`](sinew::instance::TickLoop)'s
+/// [`Slot::Physics`](sinew::instance::Slot::Physics), and tells the loop its ragdoll's
+/// [`Writeback`], by which the loop splits the instance's evaluation around it.
 /// The per-frame report stays readable through [`Self::report`]; a skeleton mismatch is
 /// returned as a [`ModuleError::Other`].
 #[derive(Debug)]
@@ -47,8 +49,12 @@ impl PhysicsModule {
 impl TickModule for PhysicsModule {
     fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError> {
         self.ragdoll
-            .evaluate_physics_frame(ctx.instance, ctx.time, ctx.dt)
+            .step(ctx.instance.state_mut(), ctx.time, ctx.dt)
             .map(|_| ())
             .map_err(|e| ModuleError::Other(e.to_string()))
+    }
+
+    fn writeback(&self) -> Option<Writeback> {
+        Some(self.ragdoll.options().writeback)
     }
 }

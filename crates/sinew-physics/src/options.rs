@@ -2,6 +2,8 @@
 
 use sinew::dynamics::BodyMode;
 
+pub use sinew::Writeback;
+
 use crate::PhysicsError;
 
 /// Which bodies of a table are simulated, how, and what joins them: the specification's
@@ -106,25 +108,9 @@ pub struct PhysicsOptions {
     /// Joint projection after every step (see [`JointProjection`]); `None` leaves the joints
     /// to the solver alone, as Bullet does. Default `None`.
     pub joint_projection: Option<JointProjection>,
-    /// How the simulated pose reaches the instance. Default [`Writeback::Locals`] (the
-    /// specification's rule); MMD models want [`Writeback::World`].
+    /// How the simulated pose reaches the character's state, and so how the frame is split
+    /// around physics. Default [`Writeback::Locals`]; MMD models want [`Writeback::World`].
     pub writeback: Writeback,
-}
-
-/// How a ragdoll brings simulated bones back into an instance
-/// ([`Ragdoll::evaluate_physics_frame`](crate::Ragdoll::evaluate_physics_frame)).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Writeback {
-    /// The specification's rule: simulated bones become output locals (rigid or affine, as
-    /// the table says), the hierarchy is rebuilt from them and pose constraints whose source
-    /// physics moved are evaluated again.
-    #[default]
-    Locals,
-    /// MMD's rule: simulated bones' world matrices are written directly (bones below them
-    /// carried along); the locals keep the animated pose, so what reads them after physics
-    /// (MMD's append, the bones evaluated after physics) reads the animation, not the
-    /// simulation. No world → local → world round trip.
-    World,
 }
 
 impl Default for PhysicsOptions {

@@ -1,8 +1,8 @@
 //! [`Ragdoll`]: one instance's simulated bodies — build, drive, step, writeback.
 //!
 //! This file holds the types (the ragdoll, each body's runtime state, the bones' roles), the
-//! accessors and [`Ragdoll::evaluate_physics_frame`], which runs a frame through the child
-//! modules in order:
+//! accessors and [`Ragdoll::step`], the physics stage of a frame, which runs through the
+//! child modules in order:
 //!
 //! * `build` — [`Ragdoll::from_parts`]: bodies, joints and bone roles from the physics table;
 //! * `drive` — the bodies' animated targets, seeding, floating-origin shifts;
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use glam::{Affine3A, DVec3, Quat, Vec3};
 use rapier3d::prelude::RigidBodyHandle;
 use sinew::dynamics::BodyMode;
-use sinew::{BoneId, Skeleton, SkeletonInstance};
+use sinew::{BoneId, RigState, Skeleton, SkeletonInstance};
 
 use crate::contact::Collider;
 use crate::six_dof::{BodyState, ContactPoint, JointSolver, SixDof};
@@ -254,58 +254,47 @@ impl Ragdoll {
         &self.report
     }
 
-    /// Runs physics for one frame of `instance`: drive kinematic bodies from the animated
-    /// (post-IK) pose, run the fixed steps this frame's `dt` pays for (accumulator, capped),
-    /// and bring the simulated pose back by the options' [`Writeback`]:
+    /// The physics stage of one frame over a character's `state`, whose world matrices hold
+    /// the animated (post-IK) pose: drive kinematic bodies from it, run the fixed steps this
+    /// frame's `dt` pays for (accumulator, capped), and write the simulated pose back into
+    /// `state` by the options' [`Writeback`]:
     ///
-    /// * [`Writeback::Locals`] (the specification's rule): simulated bones are written into
-    ///   the instance's output locals (parent before child) and the hierarchy rebuilt with
-    ///   [`SkeletonInstance::update_transform_after_physics`] (IK corrections kept; pose
-    ///   constraints whose source physics moved evaluated again);
-    /// * [`Writeback::World`] (MMD's rule): simulated bones' world matrices are written
-    ///   directly, the bones below them carried along, and
-    ///   [`SkeletonInstance::update_transform_after_physics_world`] evaluates what the
-    ///   definitions order after physics; the locals keep the animated pose, so dependants
-    ///   read what the animation made.
+    /// * [`Writeback::Locals`]: simulated bones become the state's locals (parent before
+    ///   child); the world matrices are left for the frame's next stage to rebuild
+    ///   ([`SkeletonInstance::evaluate_after_physics`]);
+    /// * [`Writeback::World`]: simulated bones' world matrices are written directly, the
+    ///   bones below them carried along; the locals keep the animated pose.
     ///
-    /// Evaluates the instance first when it is dirty or has never been evaluated (with
-    /// [`Writeback::World`], only the part before physics). `time` is used only to detect
+    /// Nothing else is evaluated here: the stages before physics
+    /// ([`SkeletonInstance::evaluate_before_physics`])
+    /// and after it are the scheduler's (a [`TickLoop`](sinew::instance::TickLoop) with a
+    /// [`PhysicsModule`](crate::PhysicsModule), or `Character`). `time` is used only to detect
     /// seeks backwards; `dt` (seconds) feeds the accumulator (non-finite or negative counts as
     /// 0).
     ///
     /// # Errors
-    /// [`PhysicsError::SkeletonMismatch`] when `instance` is not over this ragdoll's skeleton;
+    /// [`PhysicsError::SkeletonMismatch`] when `state` is not over this ragdoll's skeleton;
+    /// [`PhysicsError::NotEvaluated`] when it has no world matrices yet;
     /// [`PhysicsError::TooManyContacts`] when the bodies pile up past the contact bound.
-    pub fn evaluate_physics_frame(
+    pub fn step(
         &mut self,
-        instance: &mut SkeletonInstance,
+        state: &mut RigState,
         time: f32,
         dt: f32,
     ) -> Result<&FrameReport, PhysicsError> {
-        if !Arc::ptr_eq(instance.skeleton(), &self.skeleton) {
+        if !Arc::ptr_eq(state.skeleton(), &self.skeleton) {
             return Err(PhysicsError::SkeletonMismatch);
-        }
-        let world_writeback = self.options.writeback == Writeback::World;
-        if instance.is_dirty() || instance.state().world().is_none() {
-            if world_writeback {
-                instance.update_transform_before_physics();
-            } else {
-                instance.update_transform();
-            }
         }
         let frame = PhysicsFrame {
             time,
             dt,
-            root: instance.state().root_affine(),
-            origin: instance.origin(),
+            root: state.root_affine(),
+            origin: state.origin(),
         };
-        self.simulate(instance.world(), &frame)?;
-        if world_writeback {
-            self.write_world(instance.state_mut().allocate_world(), &frame.root);
-            instance.update_transform_after_physics_world();
-        } else {
-            self.writeback(instance, &frame.root);
-            instance.update_transform_after_physics();
+        self.simulate(state.world().ok_or(PhysicsError::NotEvaluated)?, &frame)?;
+        match self.options.writeback {
+            Writeback::World => self.write_world(state.allocate_world(), &frame.root),
+            Writeback::Locals => self.writeback(state.locals_mut(), &frame.root),
         }
         Ok(&self.report)
     }
@@ -317,7 +306,7 @@ impl Ragdoll {
     ///
     /// # Errors
     /// [`PhysicsError::SkeletonMismatch`] when `world` is not one matrix per bone;
-    /// [`PhysicsError::TooManyContacts`] as [`Self::evaluate_physics_frame`].
+    /// [`PhysicsError::TooManyContacts`] as [`Self::step`].
     pub fn step_world(
         &mut self,
         world: &mut [Affine3A],

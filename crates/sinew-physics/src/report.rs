@@ -33,7 +33,7 @@ pub struct BadBody {
     pub kind: BadBodyKind,
 }
 
-/// The report of one [`Ragdoll::evaluate_physics_frame`](crate::Ragdoll::evaluate_physics_frame).
+/// The report of one [`Ragdoll::step`](crate::Ragdoll::step).
 /// Reused between frames (no allocation unless bodies go bad).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameReport {

@@ -13,6 +13,9 @@ use sinew_mmd::dynamics_reader::{read_physics, ReadReport};
 use sinew_mmd::{MmdModel, MmdReaderOptions};
 use sinew_physics::{JointProjection, PhysicsOptions, Ragdoll};
 
+mod common;
+use common::Frame;
+
 const DIR: &str = "mmd/babylon-mmd-res/res/model";
 
 #[test]
@@ -100,7 +103,7 @@ fn simulate(model: &Model, options: PhysicsOptions, name: &str) -> (f32, f32, us
         root.translation = Vec3::new(3.0 * (t * 3.0).sin(), 0.0, 0.0);
         root.rotation = Quat::from_rotation_y(0.5 * (t * 2.0).sin());
         inst.update_transform();
-        let rep = ragdoll.evaluate_physics_frame(&mut inst, t, dt).unwrap();
+        let rep = ragdoll.frame(&mut inst, t, dt).unwrap();
         assert!(
             rep.bad_bodies.is_empty(),
             "{name} frame {frame}: {:?}",

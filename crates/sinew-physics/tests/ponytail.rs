@@ -11,6 +11,9 @@ use sinew::{Model, SkeletonInstance, Transform};
 use sinew_humanoid::Humanoid;
 use sinew_physics::{JointProjection, PhysicsOptions, Ragdoll};
 
+mod common;
+use common::Frame;
+
 const DT: f32 = 1.0 / 60.0;
 /// Stated joint-limit tolerance with projection on, radians: the default projection tolerance
 /// (0.02) plus rounding.
@@ -134,7 +137,7 @@ fn simulate_with(h: &Humanoid, m: &Model, seconds: f32, phase: f32, opts: Physic
         let t = f as f32 * DT + phase;
         h.animate(t, inst.input_mut());
         inst.update_transform();
-        let rep = r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+        let rep = r.frame(&mut inst, t, DT).unwrap();
         assert!(rep.bad_bodies.is_empty(), "frame {f}: {:?}", rep.bad_bodies);
         if std::env::var("PT_DEBUG").is_ok() && rep.worst_joint_violation > 0.1 {
             eprintln!(
@@ -204,7 +207,7 @@ fn ponytail_joint_limits_within_tolerance() {
                 let t = f as f32 * DT;
                 h.animate(t, inst.input_mut());
                 inst.update_transform();
-                let rep = r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+                let rep = r.frame(&mut inst, t, DT).unwrap();
                 assert!(rep.bad_bodies.is_empty());
                 (rep.worst_joint_violation, rep.worst_projected_excess)
             })
@@ -247,7 +250,7 @@ fn hundred_instances_in_parallel() {
             let t = f as f32 * DT + i as f32 * 0.01;
             h.animate(t, inst.input_mut());
             inst.update_transform();
-            let rep = r.evaluate_physics_frame(inst, t, DT).unwrap();
+            let rep = r.frame(inst, t, DT).unwrap();
             assert!(rep.bad_bodies.is_empty());
         });
     }
@@ -262,7 +265,7 @@ fn hundred_instances_in_parallel() {
             let t = f as f32 * DT + 5.0 * 0.01;
             h.animate(t, inst.input_mut());
             inst.update_transform();
-            r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+            r.frame(&mut inst, t, DT).unwrap();
         }
         inst.state().locals().to_vec()
     };

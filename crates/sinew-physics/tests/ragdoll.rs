@@ -15,6 +15,9 @@ use sinew_physics::{
     Profile, ProfileBody, Ragdoll, ResetReason,
 };
 
+mod common;
+use common::Frame;
+
 const DT: f32 = 1.0 / 60.0;
 
 fn body(
@@ -99,7 +102,7 @@ fn model(
 fn run(r: &mut Ragdoll, inst: &mut SkeletonInstance, frames: usize) {
     for f in 0..frames {
         inst.update_transform();
-        r.evaluate_physics_frame(inst, f as f32 * DT, DT).unwrap();
+        r.frame(inst, f as f32 * DT, DT).unwrap();
     }
 }
 
@@ -240,7 +243,7 @@ fn kinematic_body_follows_animated_bone() {
         inst.input_mut()[1].translation = Vec3::new(0.2 * t, 1.0, 0.0);
         inst.update_transform();
         let expected = inst.world()[1].transform_point3(Vec3::new(0.0, 0.0, 0.2));
-        let rep = r.evaluate_physics_frame(&mut inst, t, DT).unwrap();
+        let rep = r.frame(&mut inst, t, DT).unwrap();
         assert!(rep.bad_bodies.is_empty());
         let (p, q) = r.body_pose(0).unwrap();
         assert!((p - expected).length() < 1e-5, "{p} vs {expected}");
@@ -468,8 +471,7 @@ fn bind_pose_follower_tracks_physics_ancestor() {
         inst.input_mut()[2].rotation = Quat::from_rotation_x(0.8);
         inst.input_mut()[2].translation = Vec3::new(0.5, 0.0, 0.0);
         inst.update_transform();
-        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-            .unwrap();
+        r.frame(&mut inst, f as f32 * DT, DT).unwrap();
     }
     let w = inst.world();
     let expected = w[1] * Affine3A::from_translation(Vec3::new(0.0, -0.3, 0.0));
@@ -539,9 +541,7 @@ fn joint_limits_hold_under_sideways_gravity() {
     let (mut worst, mut sep, mut last) = (0.0f32, 0.0f32, 0.0f32);
     for f in 0..120 {
         inst.update_transform();
-        let rep = r
-            .evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-            .unwrap();
+        let rep = r.frame(&mut inst, f as f32 * DT, DT).unwrap();
         worst = worst.max(rep.worst_joint_violation);
         sep = sep.max(rep.worst_joint_separation);
         last = rep.worst_joint_violation;
@@ -566,7 +566,7 @@ fn teleport_reseeds_instead_of_exploding() {
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     inst.update_transform();
     assert_eq!(
-        r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap().reset,
+        r.frame(&mut inst, 0.0, DT).unwrap().reset,
         Some(ResetReason::Initial)
     );
     run(&mut r, &mut inst, 30);
@@ -574,17 +574,11 @@ fn teleport_reseeds_instead_of_exploding() {
     inst.state_mut()
         .set_placement(RootPlacement::from_translation(DVec3::new(0.1, 0.0, 0.0)));
     inst.update_transform();
-    assert_eq!(
-        r.evaluate_physics_frame(&mut inst, 0.6, DT).unwrap().reset,
-        None
-    );
+    assert_eq!(r.frame(&mut inst, 0.6, DT).unwrap().reset, None);
     inst.state_mut()
         .set_placement(RootPlacement::from_translation(DVec3::new(100.0, 0.0, 0.0)));
     inst.update_transform();
-    let rep = r
-        .evaluate_physics_frame(&mut inst, 0.7, DT)
-        .unwrap()
-        .clone();
+    let rep = r.frame(&mut inst, 0.7, DT).unwrap().clone();
     assert_eq!(rep.reset, Some(ResetReason::Teleport));
     assert!(
         rep.worst_body_deviation < 0.05,
@@ -595,7 +589,7 @@ fn teleport_reseeds_instead_of_exploding() {
     // Rewind also re-seeds.
     inst.update_transform();
     assert_eq!(
-        r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap().reset,
+        r.frame(&mut inst, 0.0, DT).unwrap().reset,
         Some(ResetReason::Rewind)
     );
 }
@@ -610,10 +604,7 @@ fn nan_never_reaches_the_pose() {
     r.set_gravity(Vec3::new(0.0, 0.0, 0.0));
     r.corrupt_body_for_tests(1);
     inst.update_transform();
-    let rep = r
-        .evaluate_physics_frame(&mut inst, 0.2, DT)
-        .unwrap()
-        .clone();
+    let rep = r.frame(&mut inst, 0.2, DT).unwrap().clone();
     assert!(rep
         .bad_bodies
         .iter()
@@ -626,7 +617,7 @@ fn nan_never_reaches_the_pose() {
     // A non-finite animated target is skipped (bodies keep their last target) and reported.
     inst.input_mut()[1].translation = Vec3::NAN;
     inst.update_transform();
-    let rep = r.evaluate_physics_frame(&mut inst, 0.5, DT).unwrap();
+    let rep = r.frame(&mut inst, 0.5, DT).unwrap();
     assert!(rep
         .bad_bodies
         .iter()
@@ -659,7 +650,7 @@ fn exploded_body_is_reset_and_reported() {
     run(&mut r, &mut inst, 2);
     r.set_body_velocity(0, Vec3::new(100.0, 0.0, 0.0), Vec3::ZERO);
     inst.update_transform();
-    let rep = r.evaluate_physics_frame(&mut inst, 0.1, DT).unwrap();
+    let rep = r.frame(&mut inst, 0.1, DT).unwrap();
     assert!(rep
         .bad_bodies
         .iter()
@@ -686,7 +677,7 @@ fn floating_origin_shift_keeps_bodies_in_the_world() {
     r.set_gravity(Vec3::ZERO);
     r.set_body_velocity(1, Vec3::ZERO, Vec3::ZERO);
     inst.update_transform();
-    let rep = r.evaluate_physics_frame(&mut inst, 0.4, 0.0).unwrap();
+    let rep = r.frame(&mut inst, 0.4, 0.0).unwrap();
     assert_eq!(rep.reset, None);
     let after = r.body_position_world(1).unwrap();
     assert!((after - before).length() < 1e-3, "{before} → {after}");
@@ -856,13 +847,12 @@ fn fixed_step_accumulator_and_cap() {
     let mut inst = SkeletonInstance::new(&m);
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     inst.update_transform();
-    let steps = |r: &mut Ragdoll, inst: &mut SkeletonInstance, t, dt| {
-        r.evaluate_physics_frame(inst, t, dt).unwrap().steps
-    };
+    let steps =
+        |r: &mut Ragdoll, inst: &mut SkeletonInstance, t, dt| r.frame(inst, t, dt).unwrap().steps;
     assert_eq!(steps(&mut r, &mut inst, 0.0, 1.0 / 120.0), 0);
     assert_eq!(steps(&mut r, &mut inst, 0.01, 1.0 / 120.0), 1);
     assert_eq!(steps(&mut r, &mut inst, 0.05, 1.0 / 30.0), 2);
-    let rep = r.evaluate_physics_frame(&mut inst, 0.6, 0.5).unwrap();
+    let rep = r.frame(&mut inst, 0.6, 0.5).unwrap();
     assert_eq!(rep.steps, 4);
     assert!(rep.dropped_time > 0.4);
 }
@@ -1033,7 +1023,7 @@ fn frame_targets_reach_ik_and_physics_in_the_same_tick() {
 }
 
 /// A "D-bone" inheriting a simulated bone's rotation follows it after physics (the late pass of
-/// `update_transform_after_physics`), not the animated pose.
+/// `evaluate_after_physics` with `Writeback::Locals`), not the animated pose.
 #[test]
 fn d_bones_follow_simulated_bones() {
     let mut s = SkeletonBuilder::new();
@@ -1087,8 +1077,7 @@ fn d_bones_follow_simulated_bones() {
     r.set_gravity(Vec3::new(6.0, -9.8, 0.0));
     for f in 0..60 {
         inst.update_transform();
-        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-            .unwrap();
+        r.frame(&mut inst, f as f32 * DT, DT).unwrap();
     }
     let w = inst.world();
     // Physics swung the bob sideways; its D-bone went with it.
@@ -1145,8 +1134,7 @@ fn physics_overrides_fixed_axes_and_mass_zero_bodies_follow_their_bones() {
         r.set_gravity(Vec3::new(6.0, -9.8, 0.0));
         for f in 0..60 {
             inst.update_transform();
-            r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-                .unwrap();
+            r.frame(&mut inst, f as f32 * DT, DT).unwrap();
         }
         let (p, _) = r.body_pose(1).unwrap();
         (inst.state().locals()[b.index()].rotation, p)
@@ -1183,7 +1171,7 @@ fn bodies_and_joints_as_handles() {
     assert_eq!(r.joint_source(joints[0]), Some(&table.joints()[0]));
     assert_eq!(r.joint_bodies(joints[0]), Some((bodies[0], bodies[1])));
     assert_eq!(r.body_of(7), None);
-    r.evaluate_physics_frame(&mut inst, 0.0, DT).unwrap();
+    r.frame(&mut inst, 0.0, DT).unwrap();
     // World = the anchor + the simulation-local position.
     let (w, _) = r.body_world(bodies[1]).unwrap();
     let (local, _) = r.body_pose(1).unwrap();
@@ -1196,7 +1184,7 @@ fn bodies_and_joints_as_handles() {
     let (p, q) = r.body_world(bodies[1]).unwrap();
     assert!((p - target).length() < 1e-4 && q.angle_between(turn) < 1e-4);
     inst.update_transform();
-    r.evaluate_physics_frame(&mut inst, DT, DT).unwrap();
+    r.frame(&mut inst, DT, DT).unwrap();
     let (after, _) = r.body_world(bodies[1]).unwrap();
     assert!(
         after.y < target.y && after.y > before.y - 0.05,
@@ -1241,8 +1229,7 @@ fn after_physics_rebuild_does_not_solve_ik_again() {
         inst.update_transform();
         let (solved_hand, animated_tip) = (inst.world()[hand.index()], at(&inst, tip));
         let result = *inst.ik_result("arm_l").unwrap();
-        r.evaluate_physics_frame(&mut inst, f as f32 * DT, DT)
-            .unwrap();
+        r.frame(&mut inst, f as f32 * DT, DT).unwrap();
         swing = swing.max((at(&inst, tip) - animated_tip).length());
         assert!(
             inst.world()[hand.index()].abs_diff_eq(solved_hand, 1e-6),

@@ -42,7 +42,7 @@ pub mod pose;
 pub mod skeleton;
 
 pub use glam;
-pub use instance::SkeletonInstance;
+pub use instance::{SkeletonInstance, Writeback};
 pub use math::Transform;
 pub use model::{Model, ModelFormat};
 pub use pose::{RigState, RootPlacement};

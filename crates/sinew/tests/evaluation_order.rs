@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 use sinew::dynamics::*;
-use sinew::{BoneId, Model, Parent, Skeleton, SkeletonBuilder, SkeletonInstance, Transform};
+use sinew::{
+    BoneId, Model, Parent, Skeleton, SkeletonBuilder, SkeletonInstance, Transform, Writeback,
+};
 use sinew_humanoid::Humanoid;
 
 fn t(x: f32, y: f32) -> Transform {
@@ -150,10 +152,10 @@ fn the_physics_split_leaves_later_bones_to_the_second_pass() {
         b.evaluation_order(EvaluationOrder::new(&all[..3], &all[3..]));
     });
     let mut inst = SkeletonInstance::new(&m);
-    inst.update_transform_before_physics();
+    inst.evaluate_before_physics(Writeback::World);
     assert_eq!(position(&inst, &s, "b"), Vec3::new(1.0, 2.0, 0.0));
     assert_eq!(position(&inst, &s, "s"), Vec3::ZERO, "not yet evaluated");
-    inst.update_transform_after_physics();
+    inst.evaluate_after_physics(Writeback::World);
     assert_eq!(position(&inst, &s, "s"), Vec3::new(2.0, 0.0, 0.0));
     // The whole frame at once evaluates both parts.
     let mut whole = SkeletonInstance::new(&m);

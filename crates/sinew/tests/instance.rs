@@ -203,7 +203,7 @@ fn after_physics_rebuild_keeps_ik_corrections() {
     let pony = h.bones.ponytail[1];
     let written = Quat::from_rotation_x(0.5);
     inst.state_mut().locals_mut()[pony.index()].rotation = written;
-    inst.update_transform_after_physics();
+    inst.evaluate_after_physics(Writeback::Locals);
     assert!(
         (pos(&inst, hand) - target).length() < 2e-3,
         "the hand stays where this frame's solve put it: {}",

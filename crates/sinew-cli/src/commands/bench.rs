@@ -328,8 +328,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         // Frames counted as integers (wrapping after a minute), the time derived from them.
         let time = frame as f32 * dt;
         hp.animate(time, inst.input_mut());
-        if let Err(e) = ragdoll.evaluate_physics_frame(&mut inst, time, dt) {
-            failed = Some(e.to_string());
+        let writeback = ragdoll.options().writeback;
+        inst.evaluate_before_physics(writeback);
+        match ragdoll.step(inst.state_mut(), time, dt) {
+            Ok(_) => inst.evaluate_after_physics(writeback),
+            Err(e) => failed = Some(e.to_string()),
         }
         frame = (frame + 1) % 3600;
     });

@@ -163,7 +163,8 @@ impl HumanoidScene {
                 .set_frame_ik_target("arm_r", reach[1], 1.0)
                 .map_err(|e| internal(&e))?;
         }
-        self.instance.update_transform();
+        let writeback = self.ragdoll.options().writeback;
+        self.instance.evaluate_before_physics(writeback);
         // 3. rifle anchored at the shoulder, hands on grip and support (or the reach targets).
         let (segment, hand_targets, look) = if self.hands == Hands::Rifle {
             self.props
@@ -198,8 +199,9 @@ impl HumanoidScene {
         let dt = self.last_time.map_or(1.0 / 60.0, |t| (time - t).max(1e-4));
         self.last_time = Some(time);
         self.ragdoll
-            .evaluate_physics_frame(&mut self.instance, time, dt)
+            .step(self.instance.state_mut(), time, dt)
             .map_err(|e| internal(&e))?;
+        self.instance.evaluate_after_physics(writeback);
         let eval_ns = start.elapsed().as_nanos();
         // 6. read back.
         let world = self.instance.world().to_vec();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use glam::Affine3A;
 use sinew::dynamics::BodyMode;
-use sinew::{SkeletonInstance, Transform};
+use sinew::Transform;
 
 use super::{Ragdoll, Role};
 use crate::world::Rigid;
@@ -97,11 +97,10 @@ impl Ragdoll {
         }
     }
 
-    pub(super) fn writeback(&mut self, instance: &mut SkeletonInstance, root: &Affine3A) {
+    pub(super) fn writeback(&mut self, locals: &mut [Transform], root: &Affine3A) {
         let skeleton = Arc::clone(&self.skeleton);
         let parents = skeleton.parent_indices();
         let rest_world = skeleton.rest_world();
-        let locals = instance.state_mut().locals_mut();
         for &i in skeleton.level_order() {
             let i = i as usize;
             let parent_w = match parents[i] {

@@ -28,7 +28,7 @@ use super::{ChainPath, DynamicsError, IkChain};
 ///   with its constraints, other chains are solved by their own solver; the base link's
 ///   subtree is evaluated again afterwards;
 /// - the bones after [`Self::physics_split`] are evaluated by
-///   [`update_transform_after_physics`](crate::instance::SkeletonInstance::update_transform_after_physics),
+///   [`evaluate_after_physics`](crate::instance::SkeletonInstance::evaluate_after_physics),
 ///   reading the world matrices the physics step left.
 ///
 /// Pose constraints may then read any bone (cycles and sources below their target are
@@ -100,7 +100,7 @@ impl EvaluationOrder {
     }
 
     /// The chain solved beside chain `chain` at its controller's turn, if any: its lockstep
-    /// partner (same shape, disjoint footprints: [`ChainPath`]'s), both paths free of
+    /// partner (same shape, disjoint footprints on their parent paths), both paths free of
     /// constrained bones, the partner's controller next in the order (same side of the physics
     /// split), each controller controlling that one chain and neither effector controlling any.
     #[must_use]

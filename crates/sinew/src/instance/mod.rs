@@ -3,7 +3,8 @@
 //! * [`SkeletonInstance`]: input pose, output state, IK toggles and targets, goals on chains
 //!   decided by a constraint arbiter ([`ChainGoal`]), `update_transform` and solve results
 //!   (staged, or bone by bone for definitions with an
-//!   [`EvaluationOrder`](crate::dynamics::EvaluationOrder)), the split around physics.
+//!   [`EvaluationOrder`](crate::dynamics::EvaluationOrder)), the split around physics by a
+//!   [`Writeback`].
 //! * [`IkDriver`] + [`PoseAccess`]: the solver driver, usable by hosts with their own pose
 //!   storage.
 //! * [`TickLoop`]: named modules in ordered slots around the instance's stages, with
@@ -17,6 +18,7 @@ mod pose_access;
 mod skeleton_instance;
 mod staged;
 mod tick;
+mod writeback;
 
 pub use constraints::{apply_pose_constraints, scale_rotation, twist_about};
 pub use driver::IkDriver;
@@ -30,3 +32,4 @@ pub use tick::{
     IkTargetModule, IkTargetModuleError, ModuleError, Slot, TickContext, TickError, TickLoop,
     TickModule, TickReport,
 };
+pub use writeback::Writeback;

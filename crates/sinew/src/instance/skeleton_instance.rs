@@ -110,9 +110,11 @@ impl Stages {
 ///
 /// One frame: the host writes the animated local pose into [`Self::input_mut`] (the *apply*
 /// stage), then [`Self::update_transform`] runs pose constraints → hierarchy → IK (with
-/// subtree refreshes), leaving world matrices in [`Self::state`]. After physics writes bones
-/// back into the output locals, [`Self::update_transform_after_physics`] rebuilds the
-/// hierarchy without solving again, keeping the IK corrections.
+/// subtree refreshes), leaving world matrices in [`Self::state`]. A frame with physics is
+/// split around it: [`Self::evaluate_before_physics`], the physics stage writing into
+/// [`Self::state_mut`] as its [`Writeback`](crate::Writeback) says, then
+/// [`Self::evaluate_after_physics`] (IK corrections kept, nothing solved again but the chains
+/// ordered after physics).
 #[derive(Clone, Debug)]
 pub struct SkeletonInstance {
     model: Model,

@@ -7,17 +7,22 @@
 //! | 0 | — | per-frame IK targets cleared |
 //! | 1 | [`Slot::Apply`] | (the host's animated pose is in the instance's input) |
 //! | 2 | [`Slot::PreIk`] | — (put [`IkTargetModule`]s here) |
-//! | 3 | [`Slot::Ik`] | `update_transform`: constraints → hierarchy → IK |
-//! | 4 | [`Slot::Physics`] | `update_transform_after_physics` when the slot has modules |
+//! | 3 | [`Slot::Ik`] | `evaluate_before_physics`: constraints → hierarchy → IK |
+//! | 4 | [`Slot::Physics`] | the slot's modules, then `evaluate_after_physics` when it has any |
 //! | 5 | [`Slot::Post`] | — (actors here read the reached pose in the same frame) |
 //!
 //! In each slot, modules added with [`TickLoop::add_before`] run before the built-in stage and
-//! modules added with [`TickLoop::add`] after it, each group in insertion order.
+//! modules added with [`TickLoop::add`] after it, each group in insertion order — except in
+//! [`Slot::Physics`], whose modules are the physics: all of them run (those added before
+//! first), then the evaluation after physics. The loop decides the frame's [`Writeback`] once,
+//! from the first physics module that names one ([`TickModule::writeback`]; otherwise
+//! [`Writeback::Locals`]), and splits the instance's evaluation around physics by it.
 
 use glam::Vec3;
 use thiserror::Error;
 
 use super::SkeletonInstance;
+use crate::Writeback;
 
 /// The pipeline's slots, in execution order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,6 +75,12 @@ pub trait TickModule: Send {
     /// # Errors
     /// A [`ModuleError`], which the loop collects into its [`TickReport`].
     fn tick(&mut self, ctx: &mut TickContext<'_>) -> Result<(), ModuleError>;
+
+    /// How this module writes a simulated pose back, for a module in [`Slot::Physics`]
+    /// (the loop evaluates before and after physics by it); `None` for any other module.
+    fn writeback(&self) -> Option<Writeback> {
+        None
+    }
 }
 
 /// Errors of configuring a loop.
@@ -214,12 +225,21 @@ impl TickLoop {
         let mut report = TickReport::default();
         instance.clear_frame_ik_targets();
         instance.clear_frame_goals();
+        let physics = self.entries.iter().any(|e| e.slot == Slot::Physics);
+        let writeback = (self.entries.iter())
+            .filter(|e| e.slot == Slot::Physics)
+            .find_map(|e| e.module.writeback())
+            .unwrap_or_default();
         for slot in SLOTS {
             self.run(slot, true, instance, time, dt, &mut report);
             match slot {
-                Slot::Ik => instance.update_transform(),
-                Slot::Physics if self.entries.iter().any(|e| e.slot == Slot::Physics) => {
-                    instance.update_transform_after_physics();
+                Slot::Ik => instance.evaluate_before_physics(writeback),
+                Slot::Physics => {
+                    self.run(slot, false, instance, time, dt, &mut report);
+                    if physics {
+                        instance.evaluate_after_physics(writeback);
+                    }
+                    continue;
                 }
                 _ => {}
             }

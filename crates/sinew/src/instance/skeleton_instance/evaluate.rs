@@ -1,6 +1,6 @@
 //! Evaluating a [`SkeletonInstance`]'s frame: input → pose constraints → hierarchy → IK →
-//! goals, the late constraint pass after physics, the solve results, and the instance seen
-//! through [`PoseAccess`] during its own solve.
+//! goals, the split around physics by a [`Writeback`], the late constraint pass, the solve
+//! results, and the instance seen through [`PoseAccess`] during its own solve.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use crate::instance::constraints::reapply_after_stage;
 use crate::instance::{
     evaluate_staged, finish_staged, refresh_runs, IkDriver, LateBuffers, PoseAccess, StagedPose,
 };
-use crate::{BoneId, Skeleton, Transform};
+use crate::{BoneId, Skeleton, Transform, Writeback};
 
 impl SkeletonInstance {
     // ----- evaluation -----
@@ -121,55 +121,55 @@ impl SkeletonInstance {
         }
     }
 
-    /// Rebuilds the hierarchy after physics wrote bones back into the output locals, keeping
-    /// the IK corrections of this frame (no solve). Pose constraints whose source physics moved
-    /// (e.g. a PMX "D-bone" inheriting a simulated bone) are evaluated again first.
+    /// The part of a frame before a physics stage that writes back by `writeback`: with
+    /// [`Writeback::World`] and an [`EvaluationOrder`](crate::dynamics::EvaluationOrder), only
+    /// the bones ordered before physics (the rest keep the identity until
+    /// [`Self::evaluate_after_physics`]), as MMD runtimes step physics between the two;
+    /// otherwise the whole of [`Self::update_transform`].
+    pub fn evaluate_before_physics(&mut self, writeback: Writeback) {
+        let dynamics = Arc::clone(self.model.dynamics());
+        match (writeback, dynamics.evaluation_order()) {
+            (Writeback::World, Some(order)) => {
+                let skeleton = Arc::clone(self.model.skeleton());
+                self.ordered_frame(&dynamics, &skeleton, order.before_physics());
+            }
+            _ => self.update_transform(),
+        }
+    }
+
+    /// The part of a frame after a physics stage wrote its pose into [`Self::state_mut`] by
+    /// `writeback`; no chain is solved again but those ordered after physics.
     ///
-    /// With an [`EvaluationOrder`](crate::dynamics::EvaluationOrder): world matrices rebuilt
-    /// from the locals (as physics left them), then the bones ordered after physics evaluated
-    /// in turn (their chains solved).
-    pub fn update_transform_after_physics(&mut self) {
+    /// * [`Writeback::Locals`]: the hierarchy rebuilt from the locals physics wrote, keeping
+    ///   this frame's IK corrections; pose constraints whose source physics moved (a PMX
+    ///   "D-bone" inheriting a simulated bone) evaluated again first. With an
+    ///   [`EvaluationOrder`](crate::dynamics::EvaluationOrder): world matrices rebuilt from
+    ///   the locals, then the bones ordered after physics evaluated in turn.
+    /// * [`Writeback::World`]: physics wrote world matrices (into
+    ///   [`RigState::allocate_world`](crate::RigState::allocate_world)). With an order, the
+    ///   bones ordered after physics are evaluated from them while the other bones' locals
+    ///   stay as evaluated (what their dependants' constraints read: MMD's append reads the
+    ///   animated pose, not the simulated one); without one the matrices are kept as written.
+    pub fn evaluate_after_physics(&mut self, writeback: Writeback) {
         let dynamics = Arc::clone(self.model.dynamics());
-        if let Some(order) = dynamics.evaluation_order() {
-            let skeleton = Arc::clone(self.model.skeleton());
-            self.state.compute_world();
-            self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
-            return;
+        let order = dynamics.evaluation_order();
+        match (writeback, order) {
+            (Writeback::Locals, Some(order)) => {
+                let skeleton = Arc::clone(self.model.skeleton());
+                self.state.compute_world();
+                self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
+            }
+            (Writeback::Locals, None) => {
+                if !self.reapply_late_constraints() {
+                    self.state.compute_world();
+                }
+            }
+            (Writeback::World, Some(order)) => {
+                let skeleton = Arc::clone(self.model.skeleton());
+                self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
+            }
+            (Writeback::World, None) => {}
         }
-        if !self.reapply_late_constraints() {
-            self.state.compute_world();
-        }
-    }
-
-    /// After a physics step that wrote **world matrices** (into
-    /// [`RigState::allocate_world`](crate::RigState::allocate_world), as MMD runtimes step
-    /// physics) rather than locals: with an
-    /// [`EvaluationOrder`](crate::dynamics::EvaluationOrder), the bones ordered after physics are
-    /// evaluated from those matrices, while the other bones' locals stay as evaluated — what
-    /// their dependants' constraints read (MMD's append reads the animated pose, not the
-    /// simulated one). Without an order there is nothing to evaluate after physics: the world
-    /// matrices are kept as written.
-    pub fn update_transform_after_physics_world(&mut self) {
-        let dynamics = Arc::clone(self.model.dynamics());
-        if let Some(order) = dynamics.evaluation_order() {
-            let skeleton = Arc::clone(self.model.skeleton());
-            self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
-        }
-    }
-
-    /// The part of [`Self::update_transform`] that precedes a physics step: with an
-    /// [`EvaluationOrder`](crate::dynamics::EvaluationOrder), only the bones ordered before
-    /// physics are evaluated (the rest keep the identity until
-    /// [`Self::update_transform_after_physics`]), as MMD runtimes step physics between the
-    /// two; otherwise the whole of it.
-    pub fn update_transform_before_physics(&mut self) {
-        let dynamics = Arc::clone(self.model.dynamics());
-        let Some(order) = dynamics.evaluation_order() else {
-            self.update_transform();
-            return;
-        };
-        let skeleton = Arc::clone(self.model.skeleton());
-        self.ordered_frame(&dynamics, &skeleton, order.before_physics());
     }
 
     /// A bone-by-bone frame over `bones` (every bone, or those before physics), then goals on

@@ -74,7 +74,8 @@ impl SkeletonInstance {
     }
 
     /// Whether chain pairs the definitions found solvable side by side
-    /// ([`ChainPath::partner`](crate::dynamics::ChainPath::partner)) are solved in lockstep
+    /// ([`SkeletonDynamics::lockstep_partner`](crate::dynamics::SkeletonDynamics::lockstep_partner))
+    /// are solved in lockstep
     /// lanes (default on). The results are the same bits either way; off solves every chain
     /// alone (for comparison and measurement).
     pub fn set_lockstep(&mut self, on: bool) {
