@@ -48,14 +48,6 @@ impl BezierEase {
         Self::new(f(x1), f(y1), f(x2), f(y2))
     }
 
-    /// True when every control coordinate is finite and in `[0, 1]`.
-    #[must_use]
-    pub fn is_valid(&self) -> bool {
-        [self.x1, self.y1, self.x2, self.y2]
-            .iter()
-            .all(|v| (0.0..=1.0).contains(v))
-    }
-
     /// The first control coordinate outside `[0, 1]` (or not finite), if any.
     #[must_use]
     pub(crate) fn first_invalid(&self) -> Option<f32> {
@@ -66,7 +58,7 @@ impl BezierEase {
 
     /// True when the curve is the identity (control points on the diagonal).
     #[must_use]
-    pub fn is_linear(&self) -> bool {
+    pub(crate) fn is_linear(&self) -> bool {
         self.x1 == self.y1 && self.x2 == self.y2
     }
 

@@ -208,7 +208,7 @@ impl Clip {
     /// True when some track uses cubic-spline interpolation (sampling then evaluates cubic
     /// polynomials for every non-eased track).
     #[must_use]
-    pub fn has_cubic(&self) -> bool {
+    pub(crate) fn has_cubic(&self) -> bool {
         self.cubic
     }
 
@@ -216,7 +216,7 @@ impl Clip {
     /// Non-finite times map to 0.
     #[inline]
     #[must_use]
-    pub fn local_time(&self, time: f32) -> f32 {
+    pub(crate) fn local_time(&self, time: f32) -> f32 {
         if !time.is_finite() || self.duration <= 0.0 {
             return 0.0;
         }

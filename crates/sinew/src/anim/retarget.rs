@@ -205,13 +205,13 @@ impl RetargetMap {
 
     /// Number of bones of the source skeleton.
     #[must_use]
-    pub fn source_len(&self) -> usize {
+    pub(crate) fn source_len(&self) -> usize {
         self.source_parents.len()
     }
 
     /// Number of bones of the target skeleton.
     #[must_use]
-    pub fn target_len(&self) -> usize {
+    pub(crate) fn target_len(&self) -> usize {
         self.target_parents.len()
     }
 

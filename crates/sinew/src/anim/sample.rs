@@ -152,13 +152,6 @@ impl SampleCache {
     pub fn clip_id(&self) -> Option<ClipId> {
         self.clip
     }
-
-    /// Forgets every cursor (the next sample searches from scratch); keeps the allocations.
-    pub fn invalidate(&mut self) {
-        self.clip = None;
-        self.window_lo = f32::INFINITY;
-        self.window_hi = f32::NEG_INFINITY;
-    }
 }
 
 /// Samples `clip` at playback time `time` (seconds; wrapped or clamped by the clip) into the

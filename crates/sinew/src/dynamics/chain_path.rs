@@ -11,7 +11,7 @@ use super::{ChainSolver, IkChain, SolveFootprint, TargetMode};
 
 /// A CCD chain as its iterations see it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ChainPath {
+pub(crate) struct ChainPath {
     /// The bones from the base link down to the effector, parent first.
     pub(crate) bones: Box<[BoneId]>,
     /// The parent of the path's first bone (the base link's), if any.
@@ -71,13 +71,13 @@ impl ChainPath {
 
     /// The bones from the base link down to the effector, parent first.
     #[must_use]
-    pub fn bones(&self) -> &[BoneId] {
+    pub(crate) fn bones(&self) -> &[BoneId] {
         &self.bones
     }
 
     /// The chain solved beside this one in lockstep lanes, if any.
     #[must_use]
-    pub fn partner(&self) -> Option<usize> {
+    pub(crate) fn partner(&self) -> Option<usize> {
         self.partner
     }
 

@@ -109,12 +109,6 @@ impl SkeletonDynamics {
         self.chains_by_name.get(name).copied()
     }
 
-    /// Name → chain index, read-only.
-    #[must_use]
-    pub fn chains_by_name(&self) -> &HashMap<String, usize> {
-        &self.chains_by_name
-    }
-
     /// Indices of every chain that drives `bone` (as a link).
     #[must_use]
     pub fn chains_by_bone(&self, bone: BoneId) -> &[usize] {
@@ -129,7 +123,7 @@ impl SkeletonDynamics {
 
     /// The two chain indices of diamond `index`.
     #[must_use]
-    pub fn diamond_chains(&self, index: usize) -> [usize; 2] {
+    pub(crate) fn diamond_chains(&self, index: usize) -> [usize; 2] {
         self.diamond_chains[index]
     }
 

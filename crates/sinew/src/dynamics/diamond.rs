@@ -92,13 +92,13 @@ impl DiamondConstraint {
 
     /// First branch chain name.
     #[must_use]
-    pub fn first_chain(&self) -> &str {
+    pub(crate) fn first_chain(&self) -> &str {
         &self.first
     }
 
     /// Second branch chain name.
     #[must_use]
-    pub fn second_chain(&self) -> &str {
+    pub(crate) fn second_chain(&self) -> &str {
         &self.second
     }
 

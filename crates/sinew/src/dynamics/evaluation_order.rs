@@ -75,15 +75,9 @@ impl EvaluationOrder {
         &self.bones
     }
 
-    /// Where the bones evaluated after physics start in [`Self::bones`].
-    #[must_use]
-    pub fn physics_split(&self) -> usize {
-        self.physics_split
-    }
-
     /// The bones evaluated before physics.
     #[must_use]
-    pub fn before_physics(&self) -> &[BoneId] {
+    pub(crate) fn before_physics(&self) -> &[BoneId] {
         &self.bones[..self.physics_split]
     }
 
@@ -95,7 +89,7 @@ impl EvaluationOrder {
 
     /// The chains bone `bone` controls (solved right after its turn), in definition order.
     #[must_use]
-    pub fn chains_controlled_by(&self, bone: BoneId) -> &[usize] {
+    pub(crate) fn chains_controlled_by(&self, bone: BoneId) -> &[usize] {
         self.controlled.get(bone.index()).map_or(&[], |c| &**c)
     }
 

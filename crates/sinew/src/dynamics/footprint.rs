@@ -9,7 +9,7 @@
 /// - **reads**: the path bones, the listed roots (base link, controller) and all their
 ///   ancestors, and the sources of the constraints on written bones.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SolveFootprint {
+pub(crate) struct SolveFootprint {
     writes: Box<[bool]>,
     reads: Box<[bool]>,
 }
@@ -24,7 +24,7 @@ impl SolveFootprint {
     /// # Panics
     /// When an index is not below `bones`.
     #[must_use]
-    pub fn new(
+    pub(crate) fn new(
         bones: usize,
         parent: impl Fn(usize) -> Option<usize>,
         base: usize,
@@ -97,7 +97,7 @@ impl SolveFootprint {
     /// side gives what solving them one after the other gives, in either order. `false` for
     /// footprints over different bone counts.
     #[must_use]
-    pub fn disjoint(&self, other: &Self) -> bool {
+    pub(crate) fn disjoint(&self, other: &Self) -> bool {
         self.writes.len() == other.writes.len()
             && (0..self.writes.len()).all(|k| {
                 !(self.writes[k] && (other.reads[k] || other.writes[k]))

@@ -12,7 +12,7 @@ use crate::{BoneId, Skeleton};
 /// recompute it anyway, so it is evaluated once, after IK. Deferred sets are closed downward,
 /// so every run is a parent-before-child range of the skeleton's depth-first order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StagedPlan {
+pub(crate) struct StagedPlan {
     /// Runs `[from, to)` of bones evaluated before IK (every bone without chains).
     eager: Vec<(usize, usize)>,
     /// Runs `[from, to)` of bones evaluated after IK.
@@ -84,20 +84,20 @@ impl StagedPlan {
 
     /// Runs `[from, to)` evaluated before IK.
     #[must_use]
-    pub fn eager(&self) -> &[(usize, usize)] {
+    pub(crate) fn eager(&self) -> &[(usize, usize)] {
         &self.eager
     }
 
     /// Runs `[from, to)` evaluated after IK (bones no chain reads).
     #[must_use]
-    pub fn deferred(&self) -> &[(usize, usize)] {
+    pub(crate) fn deferred(&self) -> &[(usize, usize)] {
         &self.deferred
     }
 
     /// The runs a refresh below `driver` evaluates: the non-deferred part of its subtree when
     /// `driver` is a chain's base, `None` for another bone (its whole subtree then).
     #[must_use]
-    pub fn refresh(&self, driver: BoneId) -> Option<&[(usize, usize)]> {
+    pub(crate) fn refresh(&self, driver: BoneId) -> Option<&[(usize, usize)]> {
         (self.refresh.iter())
             .find(|(b, _)| *b == driver)
             .map(|(_, r)| r.as_slice())

@@ -70,7 +70,7 @@ fn world_from_locals(skeleton: &Skeleton, bone: usize, locals: &[Transform]) -> 
 /// The local of `c`'s bone when its unconstrained local is `base`: inheritance from the
 /// source's current motion in `locals`, then the fixed axis.
 #[must_use]
-pub fn constrained_local(
+pub(crate) fn constrained_local(
     c: &BonePoseConstraint,
     skeleton: &Skeleton,
     base: Transform,
@@ -133,7 +133,7 @@ pub(crate) fn constrained_local_reading(
 /// after inheritance), and the constraints reading it are evaluated again, in dependency order,
 /// so that their dependants follow too. Returns whether any local changed (the caller then
 /// rebuilds world matrices).
-pub fn reapply_after_stage(
+pub(crate) fn reapply_after_stage(
     skeleton: &Skeleton,
     constraints: &[BonePoseConstraint],
     base: &[Transform],

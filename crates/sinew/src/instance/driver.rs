@@ -79,7 +79,7 @@ impl IkDriver {
     /// Replaces every chain's own tolerance (the distance at which its solve stops and counts
     /// as satisfied) with `tolerance`; `None` restores the chains' own. Returns false,
     /// changing nothing, unless the value is finite and positive.
-    pub fn set_tolerance(&mut self, tolerance: Option<f32>) -> bool {
+    pub(crate) fn set_tolerance(&mut self, tolerance: Option<f32>) -> bool {
         let valid = Self::is_valid_tolerance(tolerance);
         if valid {
             self.tolerance = tolerance;
@@ -90,7 +90,7 @@ impl IkDriver {
     /// Whether [`Self::set_tolerance`] takes `tolerance`: `None`, or a finite positive
     /// distance (the one rule for every IK tolerance override, MMD's included).
     #[must_use]
-    pub fn is_valid_tolerance(tolerance: Option<f32>) -> bool {
+    pub(crate) fn is_valid_tolerance(tolerance: Option<f32>) -> bool {
         tolerance.is_none_or(|d| d.is_finite() && d > 0.0)
     }
 

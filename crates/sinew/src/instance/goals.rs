@@ -148,7 +148,7 @@ impl Goals {
 
     /// Solves the goals gathered in `joints`/`links`/`goals` (one chain) and stores the
     /// residuals; the corrections are left in `corrections`.
-    pub fn solve_one(&mut self) -> Result<(), IkError> {
+    pub(crate) fn solve_one(&mut self) -> Result<(), IkError> {
         let chain = ArbiterChain {
             joints_model: &self.joints,
             links: &self.links,
@@ -171,7 +171,11 @@ impl Goals {
     }
 
     /// The arbiter's goal for slot `k`, targets moved into evaluation space by `to_eval`.
-    pub fn arbiter_goal(&self, k: usize, to_eval: impl Fn(glam::Vec3) -> glam::Vec3) -> Goal {
+    pub(crate) fn arbiter_goal(
+        &self,
+        k: usize,
+        to_eval: impl Fn(glam::Vec3) -> glam::Vec3,
+    ) -> Goal {
         let g = self.slots[k].goal;
         let absolute = g.mode == GoalMode::Absolute;
         let target = match g.target {

@@ -296,7 +296,7 @@ impl SkeletonInstance {
     /// Whether chain `chain` is solved by the next evaluation: the IK stage runs, its toggle
     /// is on, and physics does not simulate every link of it.
     #[must_use]
-    pub fn is_chain_active(&self, chain: usize) -> bool {
+    pub(crate) fn is_chain_active(&self, chain: usize) -> bool {
         self.stages.ik
             && chain < self.enabled.len()
             && self.switched_on(chain)

@@ -115,17 +115,6 @@ impl Transform {
         }
     }
 
-    /// Composes `self * child` in TRS form. Exact when `self.scale` is uniform; with
-    /// non-uniform scale the shear part is dropped (compose affines to keep it).
-    #[must_use]
-    pub fn mul_transform(&self, child: &Self) -> Self {
-        Self {
-            translation: self.transform_point3(child.translation),
-            rotation: (self.rotation * child.rotation).normalize(),
-            scale: self.scale * child.scale,
-        }
-    }
-
     /// The inverse, exact when the scale is uniform.
     #[must_use]
     pub fn inverse(&self) -> Self {
@@ -222,8 +211,8 @@ mod tests {
             Quat::from_rotation_y(0.7),
             Vec3::splat(2.0),
         );
-        let id = t.mul_transform(&t.inverse());
-        assert!(id.abs_diff_eq(&Transform::IDENTITY, 1e-5));
+        let id = t.to_affine() * t.inverse().to_affine();
+        assert!(id.abs_diff_eq(Affine3A::IDENTITY, 1e-5));
     }
 
     #[test]

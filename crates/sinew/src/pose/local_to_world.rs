@@ -58,7 +58,7 @@ pub fn local_to_world(
 /// # Panics
 /// If the slice lengths differ or the range is out of bounds. A parent index that is not
 /// smaller than its child's is a logic error: the result is unspecified (never unsafe).
-pub fn local_to_world_range(
+pub(crate) fn local_to_world_range(
     parents: &[u16],
     locals: &[Transform],
     root: &Affine3A,

@@ -21,9 +21,9 @@ mod soa;
 mod state;
 
 pub(crate) use local_pose::LocalPose;
+pub(crate) use local_to_world::local_to_world_range;
 pub use local_to_world::{
-    joint_skin_matrices, local_to_world, local_to_world_ordered, local_to_world_range,
-    local_to_world_soa, skin_matrices,
+    joint_skin_matrices, local_to_world, local_to_world_ordered, local_to_world_soa, skin_matrices,
 };
 pub use placement::RootPlacement;
 pub use soa::{SoaBlock, SoaPose};

@@ -47,7 +47,7 @@ impl RootPlacement {
 
     /// The placement as an `f32` matrix relative to `anchor` (the floating origin).
     #[must_use]
-    pub fn to_affine_relative(&self, anchor: DVec3) -> Affine3A {
+    pub(crate) fn to_affine_relative(self, anchor: DVec3) -> Affine3A {
         Affine3A::from_scale_rotation_translation(
             self.scale,
             self.rotation,

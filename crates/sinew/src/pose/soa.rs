@@ -61,21 +61,21 @@ impl SoaBlock {
 
     /// Writes the translation of lane `lane`.
     #[inline]
-    pub fn set_translation(&mut self, lane: usize, v: Vec3) {
+    pub(crate) fn set_translation(&mut self, lane: usize, v: Vec3) {
         let t = &mut self.translation;
         (t[0][lane], t[1][lane], t[2][lane]) = (v.x, v.y, v.z);
     }
 
     /// Writes the rotation of lane `lane`.
     #[inline]
-    pub fn set_rotation(&mut self, lane: usize, q: Quat) {
+    pub(crate) fn set_rotation(&mut self, lane: usize, q: Quat) {
         let r = &mut self.rotation;
         (r[0][lane], r[1][lane], r[2][lane], r[3][lane]) = (q.x, q.y, q.z, q.w);
     }
 
     /// Writes the scale of lane `lane`.
     #[inline]
-    pub fn set_scale(&mut self, lane: usize, v: Vec3) {
+    pub(crate) fn set_scale(&mut self, lane: usize, v: Vec3) {
         let s = &mut self.scale;
         (s[0][lane], s[1][lane], s[2][lane]) = (v.x, v.y, v.z);
     }
@@ -137,7 +137,7 @@ impl SoaPose {
     /// The blocks, mutably. Lanes past [`len`](Self::len) should stay finite (kernels read
     /// them, results there are discarded).
     #[inline]
-    pub fn blocks_mut(&mut self) -> &mut [SoaBlock] {
+    pub(crate) fn blocks_mut(&mut self) -> &mut [SoaBlock] {
         &mut self.blocks
     }
 
@@ -166,7 +166,7 @@ impl SoaPose {
     ///
     /// # Panics
     /// If the lengths differ.
-    pub fn copy_from_transforms(&mut self, transforms: &[Transform]) {
+    pub(crate) fn copy_from_transforms(&mut self, transforms: &[Transform]) {
         assert_eq!(transforms.len(), self.len, "pose length");
         for (block, chunk) in self.blocks.iter_mut().zip(transforms.chunks(8)) {
             for (lane, t) in chunk.iter().enumerate() {

@@ -73,11 +73,6 @@ impl RigState {
         self.locals[bone.index()] = t;
     }
 
-    /// Puts every bone back to its rest transform.
-    pub fn reset_to_rest(&mut self) {
-        self.locals.copy_from_slice(self.skeleton.rest_pose());
-    }
-
     /// The root placement.
     #[must_use]
     pub fn placement(&self) -> &RootPlacement {
@@ -143,7 +138,7 @@ impl RigState {
 
     /// Evaluates the runs `[from, to)` of the hierarchy (in order) into the retained world
     /// buffer, allocating it if needed: what the staged evaluation's plan runs.
-    pub fn compute_world_runs(&mut self, runs: &[(usize, usize)]) {
+    pub(crate) fn compute_world_runs(&mut self, runs: &[(usize, usize)]) {
         self.allocate_world();
         crate::instance::evaluate_runs(
             &self.skeleton,

@@ -208,12 +208,6 @@ impl SkeletonBuilder {
         self
     }
 
-    /// The bones given so far, in source order.
-    #[must_use]
-    pub fn raw_bones(&self) -> &[RawBone] {
-        &self.bones
-    }
-
     /// Validates and freezes the skeleton.
     ///
     /// # Errors
