@@ -38,11 +38,8 @@ fn candidates_fall_when_enabled_free_and_hang_when_jointed() {
     c.update(0.0, 0.0).unwrap();
     let start: Vec<Vec3> = (0..n)
         .map(|i| {
-            c.ragdoll()
-                .unwrap()
-                .body_position_world(i)
-                .unwrap()
-                .as_vec3()
+            let r = c.ragdoll().unwrap();
+            r.body_world(r.body_of(i).unwrap()).unwrap().0.as_vec3()
         })
         .collect();
     for k in 1..=30 {
@@ -51,7 +48,11 @@ fn candidates_fall_when_enabled_free_and_hang_when_jointed() {
     let ragdoll = c.ragdoll().unwrap();
     let falls: Vec<f32> = (start.iter().enumerate())
         .map(|(i, s)| {
-            let p = ragdoll.body_position_world(i).unwrap().as_vec3();
+            let p = ragdoll
+                .body_world(ragdoll.body_of(i).unwrap())
+                .unwrap()
+                .0
+                .as_vec3();
             assert!(p.is_finite(), "body {i}");
             s.y - p.y
         })

@@ -42,10 +42,10 @@ fn the_same_motion_in_metres() {
         c.enable_physics().unwrap();
         c
     });
-    let simulated: Vec<usize> = (0..mmd.rigid_bodies().len())
-        .filter(|&i| {
-            a.ragdoll().unwrap().body_mode(i) != Some(sinew::dynamics::BodyMode::Kinematic)
-        })
+    let ragdoll = a.ragdoll().unwrap();
+    let simulated: Vec<_> = (0..mmd.rigid_bodies().len())
+        .map(|i| ragdoll.body_of(i).unwrap())
+        .filter(|&id| ragdoll.body_mode(id) != Some(sinew::dynamics::BodyMode::Kinematic))
         .collect();
     let (mut worst_bone, mut worst_body) = (0.0f32, 0.0f32);
     for f in 0..=60 {

@@ -343,9 +343,10 @@ impl Animator {
         };
         (self.shapes.iter().enumerate())
             .filter_map(|(i, &(shape, size, massive))| {
-                let (center, rotation) = ragdoll.body_pose(i)?;
+                let id = ragdoll.body_of(i)?;
+                let (center, rotation) = ragdoll.body_pose(id)?;
                 // The ragdoll's mode: a profile may set another than the table's.
-                let simulated = massive && ragdoll.body_mode(i) != Some(BodyMode::Kinematic);
+                let simulated = massive && ragdoll.body_mode(id) != Some(BodyMode::Kinematic);
                 Some(BodyOutline {
                     shape,
                     size,

@@ -171,72 +171,55 @@ impl Ragdoll {
         self.six.len()
     }
 
-    /// The effective mode of definition body `body`, if it was created.
+    /// The effective mode of body `id` (`None` for an id past this ragdoll's bodies).
     #[must_use]
-    pub fn body_mode(&self, body: usize) -> Option<BodyMode> {
-        self.rt(body).map(|b| b.mode)
+    pub fn body_mode(&self, id: BodyId) -> Option<BodyMode> {
+        self.bodies.get(id.index()).map(|b| b.mode)
     }
 
-    fn rt(&self, body: usize) -> Option<&BodyRt> {
-        self.body_of_def
-            .get(body)
-            .copied()
-            .flatten()
-            .map(|i| &self.bodies[i])
-    }
-
-    /// The collision shape definition body `body` was created with, if it was: its kind and
-    /// its size in simulation units, in [`RigidBodyDesc::size`]'s convention (sphere: x
-    /// radius; box: half extents; capsule: x radius, y full height of the cylinder) — the
-    /// table's size times the unit scale, sphere and capsule radii times the profile's radius
-    /// scales (a capsule keeping its full length).
+    /// The collision shape body `id` was created with: its kind and its size in simulation
+    /// units, in [`RigidBodyDesc::size`]'s convention (sphere: x radius; box: half extents;
+    /// capsule: x radius, y full height of the cylinder) — the table's size times the unit
+    /// scale, sphere and capsule radii times the profile's radius scales (a capsule keeping
+    /// its full length).
     ///
     /// [`RigidBodyDesc::size`]: sinew::dynamics::RigidBodyDesc::size
     #[must_use]
-    pub fn body_shape(&self, body: usize) -> Option<(sinew::dynamics::Shape, Vec3)> {
-        let b = self.rt(body)?;
+    pub fn body_shape(&self, id: BodyId) -> Option<(sinew::dynamics::Shape, Vec3)> {
+        let b = self.bodies.get(id.index())?;
         Some((self.definitions.0[b.def].desc().shape, b.size))
     }
 
-    /// Pose of definition body `body` in simulation-local coordinates (relative to the
-    /// instance's origin anchor, times the unit scale).
+    /// Pose of body `id` in simulation-local coordinates (relative to the instance's origin
+    /// anchor, times the unit scale); [`Self::body_world`] gives it in world units.
     #[must_use]
-    pub fn body_pose(&self, body: usize) -> Option<(Vec3, Quat)> {
-        let b = self.rt(body)?;
+    pub fn body_pose(&self, id: BodyId) -> Option<(Vec3, Quat)> {
+        let b = self.bodies.get(id.index())?;
         let p = Rigid::from_r(self.world.bodies[b.handle].position());
         Some((p.t, p.r))
     }
 
-    /// World position of definition body `body`, world units, `f64` (anchor added back, unit
-    /// scale divided out). `None` before the first frame or for an unknown body.
-    #[must_use]
-    pub fn body_position_world(&self, body: usize) -> Option<DVec3> {
-        let origin = self.last_origin?;
-        let (t, _) = self.body_pose(body)?;
-        Some(origin + (t / self.unit_scale).as_dvec3())
-    }
-
-    /// Sets the velocity of definition body `body` (simulation units per second, radians per
-    /// second), e.g. for a hit. Returns false for an unknown body. Non-finite values are
-    /// accepted here and caught by the per-frame guard.
-    pub fn set_body_velocity(&mut self, body: usize, linear: Vec3, angular: Vec3) -> bool {
-        let Some(i) = self.body_of_def.get(body).copied().flatten() else {
+    /// Sets the velocity of body `id` (simulation units per second, radians per second), e.g.
+    /// for a hit. Returns false for an unknown id. Non-finite values are accepted here and
+    /// caught by the per-frame guard.
+    pub fn set_body_velocity(&mut self, id: BodyId, linear: Vec3, angular: Vec3) -> bool {
+        let Some(b) = self.bodies.get(id.index()) else {
             return false;
         };
-        let rb = &mut self.world.bodies[self.bodies[i].handle];
+        let rb = &mut self.world.bodies[b.handle];
         rb.set_linvel(to_r(linear), true);
         rb.set_angvel(to_r(angular), true);
         true
     }
 
     /// Test hook: corrupts a body's simulated pose with NaN (as a solver blow-up would), to
-    /// exercise the per-frame guard. Returns false for an unknown body.
+    /// exercise the per-frame guard. Returns false for an unknown id.
     #[doc(hidden)]
-    pub fn corrupt_body_for_tests(&mut self, body: usize) -> bool {
-        let Some(i) = self.body_of_def.get(body).copied().flatten() else {
+    pub fn corrupt_body_for_tests(&mut self, id: BodyId) -> bool {
+        let Some(b) = self.bodies.get(id.index()) else {
             return false;
         };
-        let rb = &mut self.world.bodies[self.bodies[i].handle];
+        let rb = &mut self.world.bodies[b.handle];
         let nan = Rigid::new(Vec3::NAN, Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0));
         rb.set_position(nan.to_r(), true);
         true

@@ -245,7 +245,7 @@ fn kinematic_body_follows_animated_bone() {
         let expected = inst.world()[1].transform_point3(Vec3::new(0.0, 0.0, 0.2));
         let rep = r.frame(&mut inst, t, DT).unwrap();
         assert!(rep.bad_bodies.is_empty());
-        let (p, q) = r.body_pose(0).unwrap();
+        let (p, q) = r.body_pose(r.body_of(0).unwrap()).unwrap();
         assert!((p - expected).length() < 1e-5, "{p} vs {expected}");
         assert!(q.angle_between(Quat::from_rotation_y(t)) < 1e-3);
         // Kinematic bodies do not write back.
@@ -269,13 +269,13 @@ fn dynamic_body_falls_and_writes_back_full_pose() {
     let m = model(&skel, vec![b], vec![], true, vec![]);
     let mut inst = SkeletonInstance::new(&m);
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
-    assert_eq!(r.body_mode(0), Some(BodyMode::Dynamic));
+    assert_eq!(r.body_mode(r.body_of(0).unwrap()), Some(BodyMode::Dynamic));
     run(&mut r, &mut inst, 31);
     // 31 steps of 1/60 s: y ≈ 1 − g t²/2 (semi-implicit Euler falls a little further).
     let y = translation(&inst.world()[1]).y;
     let free_fall = 1.0 - 0.5 * 9.80665 * (31.0f32 / 60.0).powi(2);
     assert!((y - free_fall).abs() < 0.05, "y = {y}");
-    let (p, _) = r.body_pose(0).unwrap();
+    let (p, _) = r.body_pose(r.body_of(0).unwrap()).unwrap();
     assert!((translation(&inst.world()[1]) - p).length() < 1e-5);
     // The child follows through the hierarchy.
     assert!((translation(&inst.world()[2]) - (p + Vec3::new(0.0, -0.3, 0.0))).length() < 1e-4);
@@ -295,11 +295,11 @@ fn dynamic_rotation_keeps_animated_translation() {
     let mut inst = SkeletonInstance::new(&m);
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     run(&mut r, &mut inst, 1);
-    r.set_body_velocity(0, Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0));
+    r.set_body_velocity(r.body_of(0).unwrap(), Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0));
     run(&mut r, &mut inst, 20);
     let l = inst.state().locals()[1];
     assert_eq!(l.translation, Vec3::new(0.0, 1.0, 0.0));
-    let (_, q) = r.body_pose(0).unwrap();
+    let (_, q) = r.body_pose(r.body_of(0).unwrap()).unwrap();
     assert!(q.angle_between(Quat::IDENTITY) > 0.3);
     assert!(l.rotation.angle_between(q) < 1e-3);
 }
@@ -327,8 +327,10 @@ fn bodies_without_bones() {
         .set_placement(RootPlacement::from_translation(DVec3::new(0.0, 0.0, 2.0)));
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     run(&mut r, &mut inst, 30);
-    assert!(r.body_pose(0).unwrap().0.y < 2.0);
-    assert!((r.body_pose(1).unwrap().0 - Vec3::new(1.0, 0.0, 2.0)).length() < 1e-5);
+    assert!(r.body_pose(r.body_of(0).unwrap()).unwrap().0.y < 2.0);
+    assert!(
+        (r.body_pose(r.body_of(1).unwrap()).unwrap().0 - Vec3::new(1.0, 0.0, 2.0)).length() < 1e-5
+    );
     assert_eq!(inst.state().locals(), skel.rest_pose());
 }
 
@@ -356,7 +358,7 @@ fn shapes_rest_on_the_floor_at_their_size() {
         let mut inst = SkeletonInstance::new(&m);
         let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
         run(&mut r, &mut inst, 90);
-        let y = r.body_pose(1).unwrap().0.y;
+        let y = r.body_pose(r.body_of(1).unwrap()).unwrap().0.y;
         assert!(
             (y - rest).abs() < 0.02,
             "{shape:?}: rests at {y}, expected {rest}"
@@ -383,7 +385,7 @@ fn collision_mask_rule_over_64_groups() {
         let mut inst = SkeletonInstance::new(&m);
         let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
         run(&mut r, &mut inst, 60);
-        let y = r.body_pose(1).unwrap().0.y;
+        let y = r.body_pose(r.body_of(1).unwrap()).unwrap().0.y;
         if masked {
             assert!(
                 y < -0.5,
@@ -420,10 +422,10 @@ fn scaled_parent_run(affine: bool) -> (Vec3, Vec3, Transform) {
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     r.set_gravity(Vec3::ZERO);
     run(&mut r, &mut inst, 1);
-    r.set_body_velocity(0, Vec3::new(1.0, 0.0, 0.0), Vec3::ZERO);
+    r.set_body_velocity(r.body_of(0).unwrap(), Vec3::new(1.0, 0.0, 0.0), Vec3::ZERO);
     run(&mut r, &mut inst, 30);
     (
-        r.body_pose(0).unwrap().0,
+        r.body_pose(r.body_of(0).unwrap()).unwrap().0,
         translation(&inst.world()[2]),
         inst.state().locals()[2],
     )
@@ -465,7 +467,11 @@ fn bind_pose_follower_tracks_physics_ancestor() {
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     r.set_gravity(Vec3::ZERO);
     run(&mut r, &mut inst, 1);
-    r.set_body_velocity(0, Vec3::new(0.3, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.5));
+    r.set_body_velocity(
+        r.body_of(0).unwrap(),
+        Vec3::new(0.3, 0.0, 0.0),
+        Vec3::new(1.0, 0.0, 0.5),
+    );
     for f in 0..20 {
         // The follower's own animation is ignored: it keeps its bind offset from `a`.
         inst.input_mut()[2].rotation = Quat::from_rotation_x(0.8);
@@ -551,7 +557,7 @@ fn joint_limits_hold_under_sideways_gravity() {
     // Bullet's 0.475 ERP allows) and then hold it there, to 0.06–0.07 rad: in a corner the
     // rows of a thin capsule (tiny inertia about its axis) are coupled and ten Gauss–Seidel
     // sweeps leave that much, as they do in Bullet.
-    let (p, _) = r.body_pose(1).unwrap();
+    let (p, _) = r.body_pose(r.body_of(1).unwrap()).unwrap();
     assert!(p.x > 0.05, "{p}");
     assert!(worst < 0.3, "violation {worst}");
     assert!(last < 0.12, "resting violation {last}");
@@ -602,7 +608,7 @@ fn nan_never_reaches_the_pose() {
     run(&mut r, &mut inst, 10);
     // A solver blow-up mid-step (rapier itself sanitises NaN velocities, so corrupt the pose).
     r.set_gravity(Vec3::new(0.0, 0.0, 0.0));
-    r.corrupt_body_for_tests(1);
+    r.corrupt_body_for_tests(r.body_of(1).unwrap());
     inst.update_transform();
     let rep = r.frame(&mut inst, 0.2, DT).unwrap().clone();
     assert!(rep
@@ -622,7 +628,10 @@ fn nan_never_reaches_the_pose() {
         .bad_bodies
         .iter()
         .any(|b| b.body == 0 && b.kind == BadBodyKind::NonFiniteTarget));
-    assert!(r.body_pose(0).unwrap().0.is_finite() && r.body_pose(1).unwrap().0.is_finite());
+    assert!(
+        r.body_pose(r.body_of(0).unwrap()).unwrap().0.is_finite()
+            && r.body_pose(r.body_of(1).unwrap()).unwrap().0.is_finite()
+    );
     assert!(inst.state().locals()[2].is_finite());
     inst.input_mut()[1].translation = Vec3::Y;
     run(&mut r, &mut inst, 3);
@@ -648,7 +657,11 @@ fn exploded_body_is_reset_and_reported() {
     };
     let mut r = Ragdoll::new(&m, opts).unwrap();
     run(&mut r, &mut inst, 2);
-    r.set_body_velocity(0, Vec3::new(100.0, 0.0, 0.0), Vec3::ZERO);
+    r.set_body_velocity(
+        r.body_of(0).unwrap(),
+        Vec3::new(100.0, 0.0, 0.0),
+        Vec3::ZERO,
+    );
     inst.update_transform();
     let rep = r.frame(&mut inst, 0.1, DT).unwrap();
     assert!(rep
@@ -669,17 +682,17 @@ fn floating_origin_shift_keeps_bodies_in_the_world() {
     let mut r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     r.set_gravity(Vec3::new(3.0, -9.8, 0.0));
     run(&mut r, &mut inst, 20);
-    let before = r.body_position_world(1).unwrap();
+    let before = r.body_world(r.body_of(1).unwrap()).unwrap().0;
     // The sim is local: small coordinates although the character is 2·10⁶ m away.
-    assert!(r.body_pose(1).unwrap().0.length() < 2.0);
+    assert!(r.body_pose(r.body_of(1).unwrap()).unwrap().0.length() < 2.0);
     inst.state_mut()
         .set_origin(far + DVec3::new(10.0, 0.0, 0.0));
     r.set_gravity(Vec3::ZERO);
-    r.set_body_velocity(1, Vec3::ZERO, Vec3::ZERO);
+    r.set_body_velocity(r.body_of(1).unwrap(), Vec3::ZERO, Vec3::ZERO);
     inst.update_transform();
     let rep = r.frame(&mut inst, 0.4, 0.0).unwrap();
     assert_eq!(rep.reset, None);
-    let after = r.body_position_world(1).unwrap();
+    let after = r.body_world(r.body_of(1).unwrap()).unwrap().0;
     assert!((after - before).length() < 1e-3, "{before} → {after}");
 }
 
@@ -713,20 +726,29 @@ fn profile_selects_bodies_and_overrides_mode() {
         },
     )
     .unwrap();
-    assert_eq!(r.body_mode(0), Some(BodyMode::Kinematic));
-    assert_eq!(r.body_mode(1), Some(BodyMode::Kinematic));
-    let (shape, size) = r.body_shape(1).unwrap();
+    assert_eq!(
+        r.body_mode(r.body_of(0).unwrap()),
+        Some(BodyMode::Kinematic)
+    );
+    assert_eq!(
+        r.body_mode(r.body_of(1).unwrap()),
+        Some(BodyMode::Kinematic)
+    );
+    let (shape, size) = r.body_shape(r.body_of(1).unwrap()).unwrap();
     assert_eq!(shape, Shape::Capsule);
     assert!(
         size.abs_diff_eq(Vec3::new(0.06, 0.14, 0.0), 1e-6),
         "capsule radius doubled, full length kept: {size}"
     );
     assert!((size.y + 2.0 * size.x - (0.2 + 2.0 * 0.03)).abs() < 1e-6);
-    assert_eq!(r.body_shape(0), Some((Shape::Box, Vec3::splat(0.05))));
+    assert_eq!(
+        r.body_shape(r.body_of(0).unwrap()),
+        Some((Shape::Box, Vec3::splat(0.05)))
+    );
     // Unscaled: the table's sizes.
     let r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     assert_eq!(
-        r.body_shape(1),
+        r.body_shape(r.body_of(1).unwrap()),
         Some((Shape::Capsule, Vec3::new(0.03, 0.2, 0.0)))
     );
     let only_anchor = PhysicsOptions {
@@ -736,7 +758,7 @@ fn profile_selects_bodies_and_overrides_mode() {
     let r = Ragdoll::new(&m, only_anchor).unwrap();
     assert_eq!((r.body_count(), r.joint_count()), (1, 0));
     assert_eq!(
-        r.body_shape(1),
+        r.body_of(1),
         None,
         "a body the profile leaves out is not created"
     );
@@ -817,7 +839,7 @@ fn table_radius_scale_scales_profile_radii() {
     )
     .unwrap();
     let close = |body: usize, shape: Shape, want: Vec3| {
-        let (s, size) = r.body_shape(body).unwrap();
+        let (s, size) = r.body_shape(r.body_of(body).unwrap()).unwrap();
         assert_eq!(s, shape, "body {body}");
         assert!(
             size.abs_diff_eq(want, 1e-6),
@@ -832,11 +854,11 @@ fn table_radius_scale_scales_profile_radii() {
     // Without a profile: no profile capsules, the table's sizes (× the unit scale).
     let r = Ragdoll::new(&m, PhysicsOptions::default()).unwrap();
     assert_eq!(
-        r.body_shape(0),
+        r.body_shape(r.body_of(0).unwrap()),
         Some((Shape::Sphere, Vec3::new(0.2, 0.0, 0.0)))
     );
     assert_eq!(
-        r.body_shape(1),
+        r.body_shape(r.body_of(1).unwrap()),
         Some((Shape::Capsule, Vec3::new(0.08, 0.6, 0.0)))
     );
 }
@@ -985,7 +1007,8 @@ fn frame_targets_reach_ik_and_physics_in_the_same_tick() {
         .unwrap();
     let body_at = || {
         let p = physics.lock().unwrap();
-        p.ragdoll().body_position_world(0).unwrap().as_vec3()
+        let r = p.ragdoll();
+        r.body_world(r.body_of(0).unwrap()).unwrap().0.as_vec3()
     };
 
     let rep = tl.tick(&mut inst, 0.0, DT);
@@ -1136,7 +1159,7 @@ fn physics_overrides_fixed_axes_and_mass_zero_bodies_follow_their_bones() {
             inst.update_transform();
             r.frame(&mut inst, f as f32 * DT, DT).unwrap();
         }
-        let (p, _) = r.body_pose(1).unwrap();
+        let (p, _) = r.body_pose(r.body_of(1).unwrap()).unwrap();
         (inst.state().locals()[b.index()].rotation, p)
     };
     // Simulated: swung about Z by the sideways gravity, beyond what the fixed axis allows.
@@ -1174,7 +1197,7 @@ fn bodies_and_joints_as_handles() {
     r.frame(&mut inst, 0.0, DT).unwrap();
     // World = the anchor + the simulation-local position.
     let (w, _) = r.body_world(bodies[1]).unwrap();
-    let (local, _) = r.body_pose(1).unwrap();
+    let (local, _) = r.body_pose(r.body_of(1).unwrap()).unwrap();
     assert!((w - (DVec3::new(1000.0, 0.0, -500.0) + local.as_dvec3())).length() < 1e-4);
     // Placed 0.1 above where it is, turned: read back, then it falls on from there.
     let (before, _) = r.body_world(bodies[1]).unwrap();

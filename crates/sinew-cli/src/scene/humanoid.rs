@@ -224,7 +224,10 @@ impl HumanoidScene {
             );
         }
         let bodies = (0..self.radii.len())
-            .filter_map(|i| self.ragdoll.body_pose(i).map(|(p, _)| (p, self.radii[i])))
+            .filter_map(|i| {
+                let id = self.ragdoll.body_of(i)?;
+                self.ragdoll.body_pose(id).map(|(p, _)| (p, self.radii[i]))
+            })
             .collect();
         Ok(DrawFrame {
             time,

@@ -71,18 +71,19 @@ impl Ragdoll {
                     let anim_origin = self.anim_world[i].translation;
                     let origin = carry.map_or(anim_origin, |c| c.transform_point3a(anim_origin));
                     self.bone_world_from_body(rt, i, origin)
+                        .map(|(d, def)| (d, Some(def)))
                 }
                 Role::Follower(a) => {
                     let delta = world[a.index()] * (*root * rest_world[a.index()]).inverse();
-                    Some((delta * *root * rest_world[i], usize::MAX))
+                    Some((delta * *root * rest_world[i], None))
                 }
             };
             let now = match desired {
                 Some((d, _)) if d.is_finite() => Some(d),
                 Some((_, def)) => {
-                    if def != usize::MAX {
+                    if let Some(body) = def {
                         self.report.bad_bodies.push(BadBody {
-                            body: def,
+                            body,
                             kind: BadBodyKind::NonFiniteWriteback,
                         });
                     }
@@ -113,21 +114,24 @@ impl Ragdoll {
                     let origin = parent_w.transform_point3a(locals[i].translation.into());
                     let rotation_only = self.bodies[rt].mode == BodyMode::DynamicRotation;
                     self.bone_world_from_body(rt, i, origin)
-                        .map(|(d, def)| (d, rotation_only, def))
+                        .map(|(d, def)| (d, rotation_only, Some(def)))
                 }
                 Role::Follower(a) => {
                     let delta = self.work[a.index()] * (*root * rest_world[a.index()]).inverse();
-                    Some((delta * *root * rest_world[i], false, usize::MAX))
+                    Some((delta * *root * rest_world[i], false, None))
                 }
             };
             if let Some((d, rotation_only, def)) = desired {
                 match solve_local(&parent_w, &d, &locals[i], self.affine, rotation_only) {
                     Some(l) => locals[i] = l,
-                    None if def != usize::MAX => self.report.bad_bodies.push(BadBody {
-                        body: def,
-                        kind: BadBodyKind::NonFiniteWriteback,
-                    }),
-                    None => {}
+                    None => {
+                        if let Some(body) = def {
+                            self.report.bad_bodies.push(BadBody {
+                                body,
+                                kind: BadBodyKind::NonFiniteWriteback,
+                            });
+                        }
+                    }
                 }
             }
             self.work[i] = parent_w * locals[i].to_affine();
