@@ -34,7 +34,7 @@ pub struct Candidate {
     pub length: f32,
 }
 
-/// Reads a [`GltfModel`] into physics **candidates** (the spec's `GltfSkeletonDynamicsReader`):
+/// Reads a [`GltfModel`] into physics **candidates**:
 ///
 /// * candidates in node order: one capsule per skin joint that has a child bone (the child
 ///   with the lowest node index, skin joints preferred), from the bone's rest origin to the

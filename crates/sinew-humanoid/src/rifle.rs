@@ -17,7 +17,7 @@ pub const HUMANOID_KIND: &str = "humanoid";
 /// The name the rifle is hung as.
 pub const RIFLE: &str = "rifle";
 
-/// The body mod [`humanoid_rifle_config`] names in its `mods.body` (the spec's `anim`, the
+/// The body mod [`humanoid_rifle_config`] names in its `mods.body` (`anim`, the
 /// plugin that draws the body and hangs its props).
 pub const BODY_MOD: &str = "anim";
 

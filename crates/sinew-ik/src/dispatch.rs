@@ -3,7 +3,7 @@
 //! the same order (Rust never fuses a multiply and an add on its own), so both give the same
 //! bits — `tests` below compare them — and the copy is only shorter machine code: three-
 //! operand instructions without the register copies SSE2 needs, which the solvers' dependent
-//! chains of small vector operations feel (aim: ≈ 58 → 37 ns on the bench machine).
+//! chains of small vector operations feel (BENCHMARKS.md has the figures).
 
 /// Defines `$vis fn $name(args) -> ret` running `$body` (an `#[inline(always)]` function of the
 /// same arguments) from an AVX2-compiled copy when the CPU supports AVX2, else as built.

@@ -22,7 +22,7 @@ use corrections::*;
 use passes::*;
 use solve::*;
 
-/// Iteration and convergence parameters of [`solve_fabrik`] (the spec's `IkChain` fields).
+/// Iteration and convergence parameters of [`solve_fabrik`] (an IK chain's own fields).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FabrikParams {
     iterations: u32,
@@ -97,7 +97,7 @@ impl FabrikParams {
     }
 }
 
-/// The constraints of one FABRIK link (the spec's `IkLink` less its bone).
+/// The constraints of one FABRIK link (an IK link less its bone).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FabrikLink {
     /// Euler box projected onto this link's local correction, every iteration.

@@ -245,22 +245,22 @@ impl MmdInput {
 
 impl MmdModel {
     /// The shared definitions of this model for `order` ([`MmdOrder::Staged`] and
-    /// [`MmdOrder::BoneByBone`] read as MMD runtimes evaluate, [`MmdOrder::Spec`] as the
-    /// specification's reader does), read on first use.
+    /// [`MmdOrder::BoneByBone`] read as MMD runtimes evaluate, [`MmdOrder::Dependency`] in plain
+    /// dependency order), read on first use.
     ///
     /// # Errors
     /// A [`DynamicsError`] when the file's values break a definition contract (never for a
     /// model this crate loaded).
     pub fn definitions(&self, order: MmdOrder) -> Result<Arc<MmdDefinitions>, DynamicsError> {
         let slot = match order {
-            MmdOrder::Spec => 0,
+            MmdOrder::Dependency => 0,
             MmdOrder::Staged => 1,
             MmdOrder::BoneByBone => 2,
         };
         self.definitions[slot]
             .get_or_init(|| {
                 let options = match order {
-                    MmdOrder::Spec => MmdReaderOptions::default(),
+                    MmdOrder::Dependency => MmdReaderOptions::default(),
                     MmdOrder::Staged => MmdReaderOptions::mmd_runtime(),
                     MmdOrder::BoneByBone => MmdReaderOptions::mmd_bone_by_bone(),
                 };

@@ -1,5 +1,5 @@
-//! The MMD reader: an [`MmdModel`] into sinew's definitions, following the
-//! specification's "Actual Default Behavior of Format Readers".
+//! The MMD reader: an [`MmdModel`] into sinew's definitions (chains, closures, pose
+//! constraints, the physics table), with these defaults:
 //!
 //! * IK: the controller (IK) bone's name is the chain name; the file's tip→base links are
 //!   reversed to base→tip; positive iteration counts capped at 256 (others: the chain is left
@@ -60,15 +60,14 @@ pub struct MmdReaderOptions {
     pub solver: ChainSolver,
     /// Definition-to-simulation unit scale of the physics table (default 1: MMD units).
     pub unit_scale: Vec3,
-    /// The chains take over their links' authored local pose (the specification's reader
-    /// default, `true`): each IK link starts from its rest pose, whatever the animation keys
+    /// The chains take over their links' authored local pose (default `true`): each IK link starts from its rest pose, whatever the animation keys
     /// for it. MMD runtimes (babylon-mmd, saba, MMD itself) keep the animated rotation and turn
     /// it by the IK rotation instead; [`Self::mmd_runtime`] sets this to `false`.
     pub authored_takeover: bool,
     /// Which evaluation order the definitions follow ([`MmdOrder`]; default
-    /// [`MmdOrder::Spec`]).
+    /// [`MmdOrder::Dependency`]).
     pub order: MmdOrder,
-    /// Fixed axes become pose constraints (default `true`: the specification's twist about
+    /// Fixed axes become pose constraints (default `true`: a twist about
     /// the axis, after inheritance). MMD runtimes apply a fixed axis to the animated rotation
     /// itself — its angle kept, re-aimed about the axis, before append and in every mode —
     /// which is an input rule, not a constraint: [`Self::mmd_runtime`] sets this to `false`
@@ -80,12 +79,12 @@ pub struct MmdReaderOptions {
 /// The evaluation order a reader's definitions follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MmdOrder {
-    /// The specification's reader: the model's own skeleton, pose constraints in dependency
+    /// Dependency order: the model's own skeleton, pose constraints in dependency
     /// order; a local append reads its source's world pose where the source's ancestry can be
     /// composed (past [`MAX_LOCAL_APPEND_WORK`](crate::validate::MAX_LOCAL_APPEND_WORK):
     /// non-local, reported).
     #[default]
-    Spec,
+    Dependency,
     /// MMD's order expressed in stages: the definitions on [`MmdModel::evaluation_skeleton`] (a
     /// bone MMD evaluates before its parent sees that parent as the frame starts — the
     /// identity — so it hangs from the model's origin), and a source MMD evaluates later passes
@@ -107,7 +106,7 @@ impl Default for MmdReaderOptions {
             solver: ChainSolver::Ccd,
             unit_scale: Vec3::ONE,
             authored_takeover: true,
-            order: MmdOrder::Spec,
+            order: MmdOrder::Dependency,
             fixed_axis_constraints: true,
         }
     }
@@ -145,7 +144,7 @@ impl MmdReaderOptions {
     pub fn skeleton(&self, model: &MmdModel) -> Arc<Skeleton> {
         match self.order {
             MmdOrder::Staged => model.evaluation_skeleton(),
-            MmdOrder::Spec | MmdOrder::BoneByBone => Arc::clone(&model.skeleton),
+            MmdOrder::Dependency | MmdOrder::BoneByBone => Arc::clone(&model.skeleton),
         }
     }
 }
@@ -356,7 +355,7 @@ pub fn read_bone_constraints(
     builder: &mut SkeletonDynamicsBuilder,
     report: &mut ReadReport,
 ) -> Result<(), DynamicsError> {
-    read_constraints(model, builder, true, true, MmdOrder::Spec, report)
+    read_constraints(model, builder, true, true, MmdOrder::Dependency, report)
 }
 
 /// Converts append (with `append`) and fixed axes (with `fixed_axes`) into pose constraints.

@@ -6,7 +6,7 @@ pub use sinew::Writeback;
 
 use crate::PhysicsError;
 
-/// Which bodies of a table are simulated, how, and what joins them: the specification's
+/// Which bodies of a table are simulated, how, and what joins them: a
 /// profile, required to enable a candidate table (a glTF reader's, `profile_required`), usable
 /// on any table to pick a part of it.
 ///

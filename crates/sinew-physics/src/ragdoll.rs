@@ -79,8 +79,8 @@ enum Role {
     Follower(BoneId),
 }
 
-/// One instance's rigid-body simulation in its own rapier world (the spec's
-/// `enablePhysics` result). `Send`: instances step in parallel. Dropping it detaches physics.
+/// One instance's rigid-body simulation in its own rapier world (what
+/// [`enable_physics`] makes). `Send`: instances step in parallel. Dropping it detaches physics.
 ///
 /// All simulation happens in *simulation-local* coordinates: the instance's evaluation space
 /// (relative to its floating-origin anchor) multiplied by `Physics::unit_scale()`.
@@ -411,7 +411,7 @@ pub struct PhysicsFrame {
     pub origin: DVec3,
 }
 
-/// `Ragdoll::new` under the spec's name.
+/// [`Ragdoll::new`]: the physics of one instance over its model's table.
 ///
 /// # Errors
 /// See [`Ragdoll::from_parts`].

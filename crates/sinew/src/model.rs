@@ -38,7 +38,7 @@ impl Model {
         &self.dynamics
     }
 
-    /// Constructs the model of a custom format, running its hooks in the specification's
+    /// Constructs the model of a custom format, running its hooks in
     /// order (see [`ModelFormat`]): [`ModelFormat::skeleton`], the skeleton built and the
     /// builder's [`dynamics`](SkeletonBuilder::dynamics) callback mounted, then
     /// [`ModelFormat::configure_skeleton`] on top of what the callback mounted.
@@ -61,14 +61,13 @@ impl Model {
     }
 }
 
-/// A custom model format (the specification's custom `ModelData`): what a reader of one file
+/// A custom model format: what a reader of one file
 /// format hands to model construction. [`Model::from_format`] runs its hooks in this order:
 ///
 /// 1. [`Self::skeleton`]: the bones, with the format's
 ///    [`SkeletonBuilder::dynamics`] callback if it has one;
 /// 2. the skeleton is built, then the callback fills a builder that is validated and mounted;
-/// 3. [`Self::configure_skeleton`] (the spec's `configureSkeleton(Skeleton)` hook, which runs
-///    after the builder callback): its builder applies on top of what step 2 mounted, so it
+/// 3. [`Self::configure_skeleton`] (runs after the builder callback): its builder applies on top of what step 2 mounted, so it
 ///    may replace the physics table or same-named chains (closures by name, pose constraints
 ///    by bone) and add others; validated and mounted.
 ///

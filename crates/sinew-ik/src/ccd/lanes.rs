@@ -3,8 +3,8 @@
 //!
 //! A chain's CCD is a long chain of dependent square roots, divisions and quaternion products:
 //! one chain alone leaves most of the core idle. Two independent chains whose every statement
-//! is computed for both before the next let the core overlap them (MMD's two legs: 20.6 →
-//! 17.3 µs per miku_v2 frame). Each lane computes exactly what the same chain computes alone
+//! is computed for both before the next let the core overlap them (MMD's two legs; BENCHMARKS.md has
+//! the figures). Each lane computes exactly what the same chain computes alone
 //! (`N = 1`) — the same operations in the same order — so the results are bit-identical.
 
 use core::cmp::Ordering;

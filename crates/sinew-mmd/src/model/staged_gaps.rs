@@ -41,8 +41,8 @@ pub enum StagedGap {
         bone: usize,
     },
     /// The bone owns an IK whose links do not form a parent chain down to the effector (a link
-    /// listed twice, out of order, or not above the effector): MMD solves it as listed; the
-    /// specification's chains require such a chain, so the reader leaves it out either way
+    /// listed twice, out of order, or not above the effector): MMD solves it as listed; an
+    /// [`IkChain`](sinew::dynamics::IkChain) must be a parent chain, so the reader leaves it out either way
     /// (the model's load warnings say so).
     UnreadIk {
         /// File index.

@@ -1,5 +1,5 @@
 //! Bodies and joints of a ragdoll as typed handles ([`BodyId`], [`JointId`]): what each came
-//! from (the specification's `Body.source()` / `Joint.source()`), and bodies read and placed in
+//! from, and bodies read and placed in
 //! world coordinates.
 
 use glam::{DVec3, Quat};

@@ -28,8 +28,8 @@
 //! * [`blend`], [`BlendLayer`], [`AdditiveLayer`], [`BlendParams`]: ozz-style weighted blending.
 //! * [`sample_soa`], [`blend_soa`] (with [`local_to_world_soa`](crate::pose::local_to_world_soa)):
 //!   the same stages on [`SoaPose`](crate::pose::SoaPose) — eight bones per row, no transposes,
-//!   bit-identical results. For animation-only characters and crowds, about 30 % faster than
-//!   the `[Transform]` path; convert with `SoaPose::write_transforms` before IK.
+//!   bit-identical results. Faster than the `[Transform]` path for animation-only
+//!   characters (BENCHMARKS.md); convert with `SoaPose::write_transforms` before IK.
 //! * [`Ease`]: the weight curves of fades (a character's mixer fades layers along them).
 //! * [`RetargetMap`], [`RetargetScratch`]: motion transfer between skeletons with different
 //!   rest poses and bone names.

@@ -34,7 +34,7 @@ where
 /// Collects dynamics definitions for one skeleton, validates them all at [`Self::build`], and
 /// mounts them on a [`Model`] with [`Self::attach`].
 ///
-/// As the spec's builder, one made with [`Self::new`] *starts from the definitions mounted on
+/// A builder made with [`Self::new`] *starts from the definitions mounted on
 /// the model it is attached to*: `SkeletonDynamicsBuilder::new(model.skeleton()).ik(x)
 /// .attach(&mut model)` adds (or replaces, by name) chain `x` and keeps every chain, closure,
 /// pose constraint and physics table the model's reader mounted. [`Self::empty`] and

@@ -20,8 +20,8 @@ pub enum TargetMode {
     Direction,
 }
 
-/// Which solver moves the chain. The specification's chains are FABRIK; the other two are
-/// sinew's additions (MMD needs CCD; limbs want the analytic two-bone solve).
+/// Which solver moves the chain: FABRIK by default, CCD for MMD's chains, the analytic
+/// two-bone solve for limbs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum ChainSolver {
     /// FABRIK with Caliko semantics (rotors, hinges, Euler boxes).
@@ -82,7 +82,7 @@ impl IkLink {
     }
 }
 
-/// Chain parameters with the specification's defaults.
+/// Chain parameters: iterations, tolerance, step limit, takeover, target mode, solver.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IkChainParams {
     /// Iteration cap, `1..=256`. Default 32.

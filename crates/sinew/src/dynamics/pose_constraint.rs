@@ -8,7 +8,7 @@ use crate::BoneId;
 /// Which motion of the source an inheritance reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum InheritanceSpace {
-    /// The source's evaluated local pose delta from its rest pose (the specification's
+    /// The source's evaluated local pose delta from its rest pose (plain
     /// inheritance): translation `current − rest`, rotation `rest⁻¹ · current`.
     #[default]
     Local,

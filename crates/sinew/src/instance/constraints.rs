@@ -129,8 +129,8 @@ pub(crate) fn constrained_local_reading(
 ///
 /// `base` holds each bone's local before constraints, `before` the locals as the previous
 /// stage left them, `locals` the locals now. A bone whose local differs from `before` was moved
-/// by the stage (IK, physics): its own constraint is overridden (the spec applies IK and physics
-/// after inheritance), and the constraints reading it are evaluated again, in dependency order,
+/// by the stage (IK, physics): its own constraint is overridden (IK and physics apply after
+/// inheritance), and the constraints reading it are evaluated again, in dependency order,
 /// so that their dependants follow too. Returns whether any local changed (the caller then
 /// rebuilds world matrices).
 pub(crate) fn reapply_after_stage(

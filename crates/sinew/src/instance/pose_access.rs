@@ -1,4 +1,4 @@
-//! The host-side view the IK driver needs (the spec's `PoseAccess`).
+//! The host-side view the IK driver needs.
 
 use glam::{Affine3A, Quat, Vec3};
 

@@ -7,13 +7,13 @@ use glam::{Affine3A, DVec3, Vec3};
 use super::{local_to_world, local_to_world_range, skin_matrices, RootPlacement};
 use crate::{BoneId, Skeleton, Transform};
 
-/// Mutable per-character state over a shared [`Skeleton`] (the spec's `RigState`).
+/// Mutable per-character state over a shared [`Skeleton`].
 ///
 /// * `locals`: the current local transforms — the solver output every stage writes.
-/// * `world`: retained world matrices, allocated on first use ([`Self::allocate_world`], the
-///   spec's `get_world_transforms`, or [`Self::compute_world`]) and reused every frame; only
+/// * `world`: retained world matrices, allocated on first use ([`Self::allocate_world`] or
+///   [`Self::compute_world`]) and reused every frame; only
 ///   the `compute_*` methods evaluate them, reading ([`Self::world`]) or allocating never does.
-/// * no blend scratch (the spec's optional `blend_scratch`): [`crate::anim::blend`] accumulates
+/// * no blend scratch: [`crate::anim::blend`] accumulates
 ///   each bone's layers in registers and needs none.
 /// * a [`RootPlacement`] in `f64` and a floating-origin anchor: world matrices are relative to
 ///   the anchor, so a character 10⁶ m from the origin keeps sub-millimetre precision.
@@ -30,8 +30,7 @@ pub struct RigState {
 }
 
 impl RigState {
-    /// Fresh state in rest pose, without validation (the spec's `create_rig_state` for trusted
-    /// callers). Use [`bind`](crate::skeleton::bind) to validate another rig first.
+    /// Fresh state in rest pose, without validation (for trusted callers). Use [`bind`](crate::skeleton::bind) to validate another rig first.
     #[must_use]
     pub fn new(skeleton: Arc<Skeleton>) -> Self {
         let locals = skeleton.rest_pose().to_vec();
@@ -103,8 +102,7 @@ impl RigState {
         self.root
     }
 
-    /// Allocates the retained world buffer if it is not there yet (the spec's
-    /// `get_world_transforms`): idempotent, and it computes nothing — a new buffer holds
+    /// Allocates the retained world buffer if it is not there yet: idempotent, and it computes nothing — a new buffer holds
     /// identity matrices, an existing one is returned as it is (the last evaluation's
     /// matrices, or whatever the caller wrote). [`Self::compute_world`] evaluates into it.
     pub fn allocate_world(&mut self) -> &mut [Affine3A] {

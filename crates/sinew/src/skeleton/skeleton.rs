@@ -224,7 +224,8 @@ impl Skeleton {
     }
 
     /// Every bone sorted by depth (roots first, stable within a depth): a parent-before-child
-    /// order in which neighbours rarely depend on each other, used by the fast full update.
+    /// order in which neighbours rarely depend on each other — the ragdoll's writeback walks
+    /// it, and [`local_to_world_ordered`](crate::pose::local_to_world_ordered) takes it.
     #[must_use]
     pub fn level_order(&self) -> &[u16] {
         &self.level_order
