@@ -59,7 +59,7 @@
 //! * The simulation runs in *simulation-local* coordinates: the instance's evaluation space
 //!   (world relative to its floating-origin anchor) times the unit scale. When the anchor
 //!   moves, bodies are shifted so they stay put in the world. [`Ragdoll::body_pose`] is
-//!   simulation-local; [`Ragdoll::body_position_world`] is world (`f64`).
+//!   simulation-local; [`Ragdoll::body_world`] is world (`f64` position).
 //! * Gravity is in simulation units per s²: default `(0, −9.80665, 0)`, i.e. metres when
 //!   the unit scale maps definition units to metres.
 //! * Each body keeps `bone_to_body = bone_rest_world⁻¹ · body_bind` (model space), used both
