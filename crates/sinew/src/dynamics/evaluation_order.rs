@@ -27,7 +27,7 @@ use super::{ChainPath, DynamicsError, IkChain};
 ///   over the bones themselves, each step evaluating the path below the turned link again
 ///   with its constraints, other chains are solved by their own solver; the base link's
 ///   subtree is evaluated again afterwards;
-/// - the bones after [`Self::physics_split`] are evaluated by
+/// - the bones [`Self::after_physics`] lists are evaluated by
 ///   [`evaluate_after_physics`](crate::instance::SkeletonInstance::evaluate_after_physics),
 ///   reading the world matrices the physics step left.
 ///

@@ -94,7 +94,9 @@ impl IkDriver {
         tolerance.is_none_or(|d| d.is_finite() && d > 0.0)
     }
 
-    /// The tolerance set by [`Self::set_tolerance`] (`None`: each chain's own).
+    /// The tolerance that replaces every chain's own (set by
+    /// [`SkeletonInstance::set_ik_tolerance`](crate::SkeletonInstance::set_ik_tolerance);
+    /// `None`: each chain's own).
     #[must_use]
     pub fn tolerance(&self) -> Option<f32> {
         self.tolerance

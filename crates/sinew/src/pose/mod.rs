@@ -1,6 +1,6 @@
 //! Per-character pose state and the jobs that evaluate it.
 //!
-//! * [`local_to_world`] / [`local_to_world_range`]: the hierarchy job over slices — `world[i] =
+//! * [`local_to_world`] / [`local_to_world_ordered`]: the hierarchy job over slices — `world[i] =
 //!   world[parent[i]] × local[i]`, roots take the root placement. Full affine, so scale and
 //!   shear from the parents survive.
 //! * [`SoaPose`] / [`local_to_world_soa`]: the same pose eight bones per [`SoaBlock`] row,
