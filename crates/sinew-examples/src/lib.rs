@@ -12,6 +12,7 @@
 //! | `props_and_limbs` | the humanoid holding the demo rifle (loaded from a `.gltf` scene), one line per limb |
 //! | `physics_on_off` | one second of the humanoid with and without the ragdoll |
 //! | `custom_host` | a host's own pose storage implementing `PoseAccess`, driving `IkDriver` |
+//! | `host_physics` | a host running the frame's stages itself with its own physics (a Verlet rope for the ponytail) between `evaluate_before_physics` and `evaluate_after_physics` |
 //! | `soa_crowd_pipeline` | `SoaPose`: a few characters sampled, cross-faded and evaluated per frame; same bits as the `[Transform]` path |
 //! | `character_bytes` | bytes per MMD character (staged, bone by bone, with physics, skinned) |
 //! | `frames_to_array` | frames evaluated into one flat `[frames, bones, 4, 4]` array, timed (the Rust side of the Python overhead measurement) |
