@@ -27,13 +27,8 @@ use crate::model::{chain_profile, CharacterModel, PhysicsSettings};
 use crate::motion::Motion;
 use crate::CharacterError;
 
-/// What runs in a frame's physics stage.
-enum PhysicsStage<F> {
-    /// The character's ragdoll, when enabled, advancing `dt` seconds.
-    Ragdoll(f32),
-    /// A host's own step over the world matrices ([`Writeback::World`]).
-    Host(F),
-}
+mod frame;
+pub(crate) use frame::{run_block, PhysicsStage};
 
 /// A ragdoll and whether it runs.
 #[derive(Debug)]
@@ -77,6 +72,9 @@ pub struct Character {
     clock: f64,
     /// A frame has been evaluated.
     evaluated: bool,
+    /// The writeback of the frame being evaluated (decided by its input stage; `None`: no
+    /// physics stage).
+    writeback: Option<Writeback>,
 }
 
 impl Character {
@@ -101,6 +99,7 @@ impl Character {
             time: 0.0,
             clock: 0.0,
             evaluated: false,
+            writeback: None,
             model: Arc::clone(model),
         }
     }
@@ -314,13 +313,14 @@ impl Character {
     /// [`CharacterError::Physics`] when the simulation fails (bodies piling past the contact
     /// bound); [`CharacterError::Props`].
     pub fn update(&mut self, time: f32, dt: f32) -> Result<(), CharacterError> {
-        if !time.is_finite() {
-            return Err(CharacterError::invalid("time", "finite", time));
-        }
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
         }
-        self.frame(time, PhysicsStage::<fn(&mut [Affine3A])>::Ragdoll(dt))
+        run_block(
+            std::slice::from_mut(self),
+            &[time],
+            PhysicsStage::Ragdoll(dt),
+        )
     }
 
     /// Evaluates the frame at `time` with a physics step of the host's own (another engine, a
@@ -337,46 +337,17 @@ impl Character {
         time: f32,
         step: impl FnOnce(&mut [Affine3A]),
     ) -> Result<(), CharacterError> {
-        if !time.is_finite() {
-            return Err(CharacterError::invalid("time", "finite", time));
-        }
-        self.frame(time, PhysicsStage::Host(step))
-    }
-
-    /// The frame at `time`: the animated input, the instance's stages before physics, props,
-    /// the physics stage (`physics`) and the stages after it, split by the one writeback the
-    /// physics stage names.
-    fn frame(
-        &mut self,
-        time: f32,
-        physics: PhysicsStage<impl FnOnce(&mut [Affine3A])>,
-    ) -> Result<(), CharacterError> {
-        self.time = time;
-        self.clock = f64::from(time);
-        self.apply_input(time);
-        let ragdoll = self.physics.as_mut().filter(|p| p.enabled);
-        let writeback = match &physics {
-            PhysicsStage::Ragdoll(_) => ragdoll.as_ref().map(|p| p.ragdoll.options().writeback),
-            PhysicsStage::Host(_) => Some(Writeback::World),
-        };
-        self.instance
-            .evaluate_before_physics(writeback.unwrap_or_default());
-        if let Some(props) = &mut self.props {
-            props.solve(self.instance.state_mut())?;
-        }
-        if let Some(writeback) = writeback {
-            match (physics, ragdoll) {
-                (PhysicsStage::Ragdoll(dt), Some(p)) => {
-                    p.ragdoll.step(self.instance.state_mut(), time, dt)?;
-                }
-                (PhysicsStage::Host(step), _) => step(self.instance.state_mut().allocate_world()),
-                (PhysicsStage::Ragdoll(_), None) => {}
+        let mut step = Some(step);
+        let mut host = |_: usize, world: &mut [Affine3A]| {
+            if let Some(step) = step.take() {
+                step(world);
             }
-            self.instance.evaluate_after_physics(writeback);
-        }
-        self.evaluated = true;
-        self.skinned = false;
-        Ok(())
+        };
+        run_block(
+            std::slice::from_mut(self),
+            &[time],
+            PhysicsStage::Host(&mut host),
+        )
     }
 
     /// The animated input of the frame at `time`: motions sampled and blended, morph weights,
