@@ -21,9 +21,10 @@ use sinew_physics::{FrameReport, Ragdoll};
 use sinew_props::PropsRig;
 use sinew_skin::{Deformed, SkinMode};
 
+use crate::chain_profile::chain_profile;
 use crate::mesh::MeshState;
 use crate::mixer::{LayerId, Mixer};
-use crate::model::{chain_profile, CharacterModel, PhysicsSettings};
+use crate::model::{CharacterModel, PhysicsSettings};
 use crate::motion::Motion;
 use crate::CharacterError;
 

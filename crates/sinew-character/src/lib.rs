@@ -60,9 +60,11 @@
 
 mod bake;
 mod camera;
+mod chain_profile;
 mod character;
 mod crowd;
 mod error;
+mod files;
 mod light;
 mod mesh;
 mod mixer;
@@ -72,16 +74,15 @@ mod pose_file;
 
 pub use bake::{bake_glb, point_to_gltf, quat_to_gltf, BakedFrame, MMD_TO_METRES};
 pub use camera::{frame_of_time, CameraKey, CameraMotion, CameraState};
+pub use chain_profile::{chain_profile, CHAIN_JOINT_LIMIT};
 pub use character::Character;
 pub use crowd::Crowd;
 pub use error::CharacterError;
+pub use files::{kind_of, read_file, MAX_FILE_BYTES};
 pub use light::{LightKey, LightMotion, LightState};
 pub use mesh::{CharacterMesh, MeshState};
 pub use mixer::{LayerId, MAX_LAYERS};
-pub use model::{
-    chain_profile, kind_of, read_file, CharacterModel, ModelKind, PhysicsSettings,
-    CHAIN_JOINT_LIMIT, LOOSE_CHAIN_NAMES, MAX_FILE_BYTES, MMD_GRAVITY, MMD_TELEPORT_DISTANCE,
-};
+pub use model::{CharacterModel, ModelKind, PhysicsSettings, MMD_GRAVITY, MMD_TELEPORT_DISTANCE};
 pub use motion::{IkKeys, Motion};
 pub use pose_file::{ChainSpec, PoseBone, PoseFile, PoseTarget};
 

@@ -6,7 +6,7 @@ use sinew::dynamics::{
     SkeletonDynamicsReader,
 };
 use sinew::math::euler_xyz_from_quat;
-use sinew::BoneId;
+use sinew::{BoneId, Skeleton};
 
 use crate::GltfModel;
 
@@ -17,6 +17,56 @@ pub const RADIUS_FRACTION: f32 = 0.2;
 /// Bones shorter than this (in model units) get no candidate: their capsule would be
 /// degenerate.
 pub const MIN_BONE_LENGTH: f32 = 1e-6;
+
+/// Bone names that say a chain hangs loose (matched case-insensitively against the words of a
+/// bone's name, `Hair_L2` → hair, `ponyTail01` → pony, tail; plurals too): what
+/// [`loose_chain_roots`] looks for.
+pub const LOOSE_CHAIN_NAMES: [&str; 10] = [
+    "hair", "tail", "skirt", "cape", "ear", "tie", "ribbon", "tassel", "ponytail", "chain",
+];
+
+/// The words of a bone name, lower-cased: split at anything not a letter and where a capital
+/// follows a small letter (`b_LeftForeArm_010` → b, left, fore, arm).
+fn name_words(name: &str) -> impl Iterator<Item = String> + '_ {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = ch.is_lowercase();
+        word.extend(ch.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words.into_iter()
+}
+
+/// The topmost bones whose names say they hang loose (a word of the name is one of
+/// [`LOOSE_CHAIN_NAMES`], or its plural), in skeleton order: the roots of the subtrees a
+/// character's physics simulates by default on a glTF model.
+#[must_use]
+pub fn loose_chain_roots(skeleton: &Skeleton) -> Vec<BoneId> {
+    let loose = |bone: BoneId| {
+        name_words(skeleton.name(bone)).any(|w| {
+            LOOSE_CHAIN_NAMES
+                .iter()
+                .any(|k| w == *k || w.strip_suffix('s') == Some(k))
+        })
+    };
+    (skeleton.bones())
+        .filter(|&b| loose(b) && !skeleton.parent(b).is_some_and(loose))
+        .collect()
+}
 
 /// One generated physics candidate: a capsule along a skin bone.
 #[derive(Clone, Debug, PartialEq)]
@@ -154,5 +204,20 @@ impl SkeletonDynamicsReader<GltfModel> for GltfSkeletonDynamicsReader {
         let physics = Self::table(source, |n| builder.bone(n))?;
         builder.physics(physics);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::name_words;
+
+    #[test]
+    fn bone_names_split_into_words() {
+        let words = |n: &str| name_words(n).collect::<Vec<_>>();
+        assert_eq!(words("b_LeftForeArm_010"), ["b", "left", "fore", "arm"]);
+        assert_eq!(words("ponyTail01"), ["pony", "tail"]);
+        assert_eq!(words("HAIR_L2"), ["hair", "l"]);
+        assert_eq!(words("髪_1"), ["髪"]);
+        assert!(words("").is_empty());
     }
 }

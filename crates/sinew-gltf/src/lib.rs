@@ -43,7 +43,10 @@ mod load;
 mod mesh;
 
 pub use anim::{JointSampler, JointWorld};
-pub use dynamics::{Candidate, GltfSkeletonDynamicsReader, MIN_BONE_LENGTH, RADIUS_FRACTION};
+pub use dynamics::{
+    loose_chain_roots, Candidate, GltfSkeletonDynamicsReader, LOOSE_CHAIN_NAMES, MIN_BONE_LENGTH,
+    RADIUS_FRACTION,
+};
 pub use error::{GltfError, GltfWarning};
 pub use export::{bake_glb, bake_glb_from_world, write_glb, BAKED_ANIMATION_NAME};
 pub use load::{GltfModel, GltfSkin, LoadOptions, INVERSE_BIND_TOLERANCE, MAX_BUFFER_BYTES};
