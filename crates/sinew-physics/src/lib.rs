@@ -105,6 +105,7 @@
 
 mod contact;
 mod error;
+mod inertia;
 mod module;
 mod options;
 mod ragdoll;

@@ -37,6 +37,13 @@
 use glam::{Mat3, Quat, Vec3, Vec3A};
 
 use crate::world::Rigid;
+
+mod contact_rows;
+mod row;
+
+pub(crate) use contact_rows::{ContactPoint, SPLIT_TURN_ERP};
+use contact_rows::{BOUNCE_THRESHOLD, CONTACT_ERP, MAX_PUSH_OUT, SPLIT_DEPTH, SPLIT_ERP};
+use row::{Row, NO_ROW};
 use sinew::math::{euler_xyz_from_quat, quat_from_euler_xyz};
 
 /// Fraction of a limit error corrected per step (the stop ERP MMD runtimes give Bullet's
@@ -78,100 +85,6 @@ pub(crate) struct BodyState {
     pub inv_inertia: Mat3,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Row {
-    a: u32,
-    b: u32,
-    /// Linear Jacobian of A (B's is its negative).
-    lin: Vec3A,
-    ang_a: Vec3A,
-    ang_b: Vec3A,
-    /// What a unit impulse does to each side: `lin / m` and `I⁻¹·ang`.
-    la: Vec3A,
-    lb: Vec3A,
-    ia: Vec3A,
-    ib: Vec3A,
-    m_eff: f32,
-    rhs: f32,
-    /// A deep contact's push-out, solved apart on pseudo-velocities that move positions
-    /// only (Bullet's split impulse); 0 on every other row.
-    rhs_pen: f32,
-    lo: f32,
-    hi: f32,
-    /// A friction row: the normal row whose impulse bounds it (`NO_ROW`: none), and `μ`.
-    normal: u32,
-    mu: f32,
-    /// Bit 0: body A moves (finite mass or inertia); bit 1: body B moves.
-    moves: u8,
-    /// Sweep level (see `JointSolver::schedule`).
-    level: u32,
-}
-
-const NO_ROW: u32 = u32::MAX;
-
-impl Row {
-    /// A row between bodies `a` and `b` whose Jacobian `[lin, ang_a, ang_b]` measures
-    /// `lin·(v_a − v_b) + ang_a·ω_a + ang_b·ω_b`, driven to `rhs` with its accumulated impulse
-    /// kept in `[lo, hi]`.
-    fn new(
-        a: usize,
-        b: usize,
-        [lin, ang_a, ang_b]: [Vec3; 3],
-        rhs: f32,
-        (lo, hi): (f32, f32),
-    ) -> Self {
-        Self {
-            a: a as u32,
-            b: b as u32,
-            lin: lin.into(),
-            ang_a: ang_a.into(),
-            ang_b: ang_b.into(),
-            la: Vec3A::ZERO,
-            lb: Vec3A::ZERO,
-            ia: Vec3A::ZERO,
-            ib: Vec3A::ZERO,
-            m_eff: 0.0,
-            rhs,
-            rhs_pen: 0.0,
-            lo,
-            hi,
-            normal: NO_ROW,
-            mu: 0.0,
-            moves: 0,
-            level: 0,
-        }
-    }
-
-    /// The rate the row measures at velocities `vel` (one horizontal sum: the row's latency
-    /// is the sweep's critical path).
-    #[inline(always)]
-    fn rate(&self, vel: &[(Vec3A, Vec3A)]) -> f32 {
-        let ((va, wa), (vb, wb)) = (vel[self.a as usize], vel[self.b as usize]);
-        (self.lin * (va - vb) + self.ang_a * wa + self.ang_b * wb).element_sum()
-    }
-
-    /// Applies an impulse `delta` along the row to `vel`. Immovable sides (kinematic bodies)
-    /// are not written: rows sharing only them stay independent.
-    #[inline(always)]
-    fn apply(&self, vel: &mut [(Vec3A, Vec3A)], delta: f32) {
-        let (a, b) = (self.a as usize, self.b as usize);
-        if self.moves & 1 != 0 {
-            let (va, wa) = vel[a];
-            vel[a] = (va + self.la * delta, wa + self.ia * delta);
-        }
-        if self.moves & 2 != 0 {
-            let (vb, wb) = vel[b];
-            vel[b] = (vb - self.lb * delta, wb + self.ib * delta);
-        }
-    }
-
-    /// The Jacobian measuring the velocity of `B`'s point (offset `rb` from its centre) relative
-    /// to `A`'s point (offset `ra`) along `n`.
-    fn point(ra: Vec3, rb: Vec3, n: Vec3) -> [Vec3; 3] {
-        [-n, -ra.cross(n), rb.cross(n)]
-    }
-}
-
 impl SixDof {
     /// The joint frames in the world for bodies at `pa` and `pb`.
     pub fn frames(&self, pa: &Rigid, pb: &Rigid) -> (Rigid, Rigid) {
@@ -205,38 +118,6 @@ impl SixDof {
         (Vec3::from_array(clamped), excess)
     }
 }
-
-/// One contact point between two bodies, world space, found before the step.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ContactPoint {
-    pub a: usize,
-    pub b: usize,
-    /// The contact points on A's and B's surfaces.
-    pub point_a: Vec3,
-    pub point_b: Vec3,
-    /// Unit normal from A toward B.
-    pub normal: Vec3,
-    /// Signed distance (negative: penetration).
-    pub dist: f32,
-    /// Combined friction and restitution (products, Bullet's rule).
-    pub friction: f32,
-    pub restitution: f32,
-}
-
-/// Fraction of a contact's penetration pushed out per step, and the fastest push-out
-/// (definition units per second: times the length scale in the simulation), so deep overlaps
-/// at bind separate without a jolt.
-const CONTACT_ERP: f32 = 0.2;
-const MAX_PUSH_OUT: f32 = 2.0;
-/// Bullet's split impulse: a contact deeper than this (definition units) is pushed out on
-/// pseudo-velocities that move positions without adding momentum, by [`SPLIT_ERP`] of its
-/// depth per step (`m_splitImpulsePenetrationThreshold`, `m_erp2`).
-const SPLIT_DEPTH: f32 = 0.04;
-const SPLIT_ERP: f32 = 0.8;
-/// Share of a split push-out's turn applied to orientations (`m_splitImpulseTurnErp`).
-pub(crate) const SPLIT_TURN_ERP: f32 = 0.1;
-/// Approach speeds (definition units per second) below which a contact does not bounce.
-const BOUNCE_THRESHOLD: f32 = 1.0;
 
 /// Bullet's `getMotorFactor`: how much of a motor's velocity is allowed near a limit.
 fn motor_factor(pos: f32, lo: f32, hi: f32, vel: f32, time_fact: f32) -> f32 {
@@ -629,22 +510,6 @@ impl JointSolver {
     pub(crate) fn pushes(&self) -> &[(Vec3A, Vec3A)] {
         &self.push
     }
-}
-
-/// Bullet's principal inertia of a box with half extents `h` (`m/12 · (l_y² + l_z², …)`, `l = 2h`).
-pub(crate) fn box_inertia(mass: f32, h: Vec3) -> Vec3 {
-    let l2 = (h * 2.0) * (h * 2.0);
-    Vec3::new(l2.y + l2.z, l2.x + l2.z, l2.x + l2.y) * (mass / 12.0)
-}
-
-/// Bullet's inertia of a Y capsule: that of its bounding box (`btCapsuleShape`).
-pub(crate) fn capsule_inertia(mass: f32, radius: f32, height: f32) -> Vec3 {
-    box_inertia(mass, Vec3::new(radius, radius + height * 0.5, radius))
-}
-
-/// Inertia of a solid sphere, `2/5 · m · r²` (`btSphereShape`).
-pub(crate) fn sphere_inertia(mass: f32, radius: f32) -> Vec3 {
-    Vec3::splat(0.4 * mass * radius * radius)
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use sinew::{BoneId, Model, Skeleton};
 
 use super::{BodyRt, Ragdoll, Role, DEFAULT_GRAVITY};
 use crate::contact::Collider;
-use crate::six_dof::{self, JointSolver, SixDof};
+use crate::inertia;
+use crate::six_dof::{JointSolver, SixDof};
 use crate::world::{to_r, Rigid, World};
 use crate::{FrameReport, PhysicsError, PhysicsOptions};
 
@@ -223,9 +224,9 @@ impl Ragdoll {
             // Bullet's shape inertia (a capsule's is its bounding box's), so bodies turn as
             // they do in MMD.
             let inertia = match d.shape {
-                Shape::Sphere => six_dof::sphere_inertia(d.mass, size.x),
-                Shape::Box => six_dof::box_inertia(d.mass, size),
-                Shape::Capsule => six_dof::capsule_inertia(d.mass, size.x, size.y),
+                Shape::Sphere => inertia::sphere_inertia(d.mass, size.x),
+                Shape::Box => inertia::box_inertia(d.mass, size),
+                Shape::Capsule => inertia::capsule_inertia(d.mass, size.x, size.y),
             };
             let dynamic_props = !driven && inertia.min_element() > 0.0 && inertia.is_finite();
             let rb = if driven {

@@ -2,6 +2,7 @@
 //! angular momentum about a pin, row scheduling, translation axes and shape inertias.
 
 use super::*;
+use crate::inertia::{box_inertia, capsule_inertia, sphere_inertia};
 use glam::Quat;
 
 fn body(t: Vec3, mass: f32) -> BodyState {
