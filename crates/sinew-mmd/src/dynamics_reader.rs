@@ -10,8 +10,8 @@
 //!   single-link chain whose controller sits on the effector at bind and has a vector tail.
 //!   Chains without a valid effector or links, or whose links are not in ancestry order, are
 //!   left out (and listed in the returned report).
-//! * Bone constraints: append → [`TransformInheritance`] (ratio, translation, rotation; a
-//!   *local* append reads the source's world pose, [`InheritanceSpace::World`], as babylon-mmd
+//! * Bone constraints: append → [`TransformInheritance`](sinew::dynamics::TransformInheritance) (ratio, translation, rotation; a
+//!   *local* append reads the source's world pose, [`InheritanceSpace::World`](sinew::dynamics::InheritanceSpace::World), as babylon-mmd
 //!   does — read as a non-local one, reported, when MMD evaluates its source later);
 //!   fixed axis → the constraint's fixed axis (MMD bones have no rest rotation, so model axes
 //!   are local axes), or, for MMD runtimes, MMD's own rule on the animated input
@@ -96,7 +96,7 @@ pub enum MmdOrder {
     /// on what MMD reads of it (nothing from a self-appending one; a local append from it is
     /// read non-local, reported). Exact for models without a [`StagedGap`](crate::StagedGap).
     Staged,
-    /// MMD's order carried in the definitions as an [`EvaluationOrder`]: instances evaluate one
+    /// MMD's order carried in the definitions as an [`EvaluationOrder`](sinew::dynamics::EvaluationOrder): instances evaluate one
     /// bone at a time in MMD's order on the model's own skeleton, append read as it stands at
     /// each bone's turn (local append from the source's world matrix), chains solved at their
     /// IK bone's turn, bones flagged "after physics" after the step — every rule of MMD's
