@@ -7,7 +7,7 @@ use std::sync::Arc;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use sinew_character::{ChainSpec, CharacterModel, ModelKind};
+use sinew_character::{ChainSpec, CharacterModel, ModelKind, SolverKind};
 use sinew_mmd::MmdOrder;
 
 use crate::error::{character_error, input};
@@ -98,10 +98,17 @@ fn chain_spec(d: &Bound<'_, PyDict>) -> PyResult<ChainSpec> {
             )
         })?
         .extract()?;
-    let solver: String = match field("solver")? {
-        Some(s) => s.extract()?,
-        None if links.len() == 2 => "two-bone".to_owned(),
-        None => "fabrik".to_owned(),
+    let solver = match field("solver")? {
+        Some(s) => {
+            let s: String = s.extract()?;
+            SolverKind::from_name(&s).ok_or_else(|| {
+                input(
+                    format!("ik chain \"{name}\""),
+                    format!("solver \"{s}\" is none of {}", SolverKind::NAMES.join(", ")),
+                )
+            })?
+        }
+        None => SolverKind::default_for(links.len()),
     };
     let pole = match field("pole")? {
         Some(p) if !p.is_none() => {

@@ -84,6 +84,7 @@ def test_bad_arguments(asset):
         (lambda: character.bake("/nonexistent-folder/x.glb", frames=2), "/nonexistent-folder/x.glb: cannot write"),
         (lambda: model.with_ik_chains([{"name": "arm", "links": ["no bone"], "effector": "頭"}]), "ik chains"),
         (lambda: model.with_ik_chains([{"name": "arm", "links": ["首"], "effector": "頭", "color": 1}]), 'unknown key "color"'),
+        (lambda: model.with_ik_chains([{"name": "arm", "links": ["首"], "effector": "頭", "solver": "cdd"}]), 'solver "cdd" is none of two-bone, fabrik, ccd'),
         (lambda: model.triangles(5), "mesh: 5 does not exist"),
     ]
     for call, message in cases:

@@ -84,7 +84,7 @@ pub use mesh::{CharacterMesh, MeshState};
 pub use mixer::{LayerId, MAX_LAYERS};
 pub use model::{CharacterModel, ModelKind, PhysicsSettings, MMD_GRAVITY, MMD_TELEPORT_DISTANCE};
 pub use motion::{IkKeys, Motion};
-pub use pose_file::{ChainSpec, PoseBone, PoseFile, PoseTarget};
+pub use pose_file::{ChainSpec, PoseBone, PoseFile, PoseTarget, SolverKind};
 
 /// The workspace README's Rust block, compiled as a doctest (`examples/readme.rs` of
 /// `sinew-examples` is the same program, run by CI from the workspace root).

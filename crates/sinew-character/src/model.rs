@@ -16,6 +16,7 @@ use sinew_physics::{PhysicsOptions, Writeback};
 use crate::files::{folder_of, kind_of, read_file, regular_file, MAX_FILE_BYTES};
 use crate::mesh::CharacterMesh;
 use crate::motion::Motion;
+use crate::pose_file::SolverKind;
 use crate::CharacterError;
 
 /// MMD's gravity in MMD units (≈ 10 units a metre): what MMD, babylon-mmd and saba simulate
@@ -405,8 +406,8 @@ impl CharacterModel {
                 .map(|n| bone(n))
                 .collect::<Result<_, _>>()?;
             let effector = bone(&spec.effector)?;
-            let solver = match spec.solver.as_str() {
-                "two-bone" => {
+            let solver = match spec.solver {
+                SolverKind::TwoBone => {
                     let pole = spec.pole.unwrap_or_else(|| match links.as_slice() {
                         [upper, lower] => {
                             let mid = (at(*upper) + at(effector)) * 0.5;
@@ -416,8 +417,8 @@ impl CharacterModel {
                     });
                     ChainSolver::TwoBone { pole }
                 }
-                "ccd" => ChainSolver::Ccd,
-                _ => ChainSolver::Fabrik,
+                SolverKind::Ccd => ChainSolver::Ccd,
+                SolverKind::Fabrik => ChainSolver::Fabrik,
             };
             let params = IkChainParams {
                 solver,

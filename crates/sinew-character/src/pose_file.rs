@@ -45,6 +45,44 @@ pub struct PoseTarget {
     pub weight: f32,
 }
 
+/// Which solver a [`ChainSpec`] asks for (a pose file's `"two-bone"`, `"fabrik"` or
+/// `"ccd"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SolverKind {
+    /// The analytic two-bone reach (two links); bends toward the spec's pole.
+    TwoBone,
+    /// FABRIK.
+    Fabrik,
+    /// MMD-flavoured CCD.
+    Ccd,
+}
+
+impl SolverKind {
+    /// The names a pose file or a Python dict uses, in this order.
+    pub const NAMES: [&'static str; 3] = ["two-bone", "fabrik", "ccd"];
+
+    /// The solver a name stands for; `None` for any other name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "two-bone" => Some(Self::TwoBone),
+            "fabrik" => Some(Self::Fabrik),
+            "ccd" => Some(Self::Ccd),
+            _ => None,
+        }
+    }
+
+    /// The default for a chain of `links` links: two-bone for two, FABRIK otherwise.
+    #[must_use]
+    pub fn default_for(links: usize) -> Self {
+        if links == 2 {
+            Self::TwoBone
+        } else {
+            Self::Fabrik
+        }
+    }
+}
+
 /// An IK chain a pose file adds to a model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChainSpec {
@@ -54,8 +92,8 @@ pub struct ChainSpec {
     pub links: Vec<String>,
     /// The end bone that reaches the target (and the default target's source).
     pub effector: String,
-    /// `"two-bone"`, `"fabrik"` or `"ccd"`.
-    pub solver: String,
+    /// The solver.
+    pub solver: SolverKind,
     /// Two-bone chains: the bend direction in the root's frame (`None`: the rest bend).
     pub pole: Option<Vec3>,
 }
@@ -169,16 +207,11 @@ impl PoseFile {
             let effector = (entry.get("effector").and_then(Value::as_str))
                 .ok_or_else(|| shape(format!("chains.{name} needs an \"effector\" bone name")))?
                 .to_owned();
-            let default = if links.len() == 2 {
-                "two-bone"
-            } else {
-                "fabrik"
-            };
             let solver = match entry.get("solver") {
-                None => default.to_owned(),
-                Some(v) => match v.as_str() {
-                    Some(s @ ("two-bone" | "fabrik" | "ccd")) => s.to_owned(),
-                    _ => {
+                None => SolverKind::default_for(links.len()),
+                Some(v) => match v.as_str().and_then(SolverKind::from_name) {
+                    Some(s) => s,
+                    None => {
                         return Err(shape(format!(
                             "chains.{name}.solver must be \"two-bone\", \"fabrik\" or \"ccd\""
                         )))
@@ -254,5 +287,31 @@ impl PoseFile {
             character.set_ik_target(&t.chain, t.position, t.weight)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PoseFile, SolverKind};
+
+    #[test]
+    fn solvers_are_named_defaulted_and_refused() {
+        for (k, name) in SolverKind::NAMES.iter().enumerate() {
+            let kind = SolverKind::from_name(name).unwrap();
+            assert_eq!(
+                kind,
+                [SolverKind::TwoBone, SolverKind::Fabrik, SolverKind::Ccd][k]
+            );
+        }
+        assert_eq!(SolverKind::from_name("cdd"), None);
+        let chain = |solver: &str| {
+            format!(r#"{{"chains": {{"arm": {{"links": ["a", "b"], "effector": "c"{solver}}}}}}}"#)
+        };
+        let read = |solver: &str| PoseFile::from_json(&chain(solver));
+        assert_eq!(read("").unwrap().chains[0].solver, SolverKind::TwoBone);
+        let ccd = read(r#", "solver": "ccd""#).unwrap();
+        assert_eq!(ccd.chains[0].solver, SolverKind::Ccd);
+        let err = read(r#", "solver": "cdd""#).unwrap_err().to_string();
+        assert!(err.contains("chains.arm.solver must be"), "{err}");
     }
 }
