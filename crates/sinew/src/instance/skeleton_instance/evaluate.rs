@@ -127,13 +127,14 @@ impl SkeletonInstance {
     /// [`Self::evaluate_after_physics`]), as MMD runtimes step physics between the two;
     /// otherwise the whole of [`Self::update_transform`].
     pub fn evaluate_before_physics(&mut self, writeback: Writeback) {
-        let dynamics = Arc::clone(self.model.dynamics());
-        match (writeback, dynamics.evaluation_order()) {
-            (Writeback::World, Some(order)) => {
-                let skeleton = Arc::clone(self.model.skeleton());
-                self.ordered_frame(&dynamics, &skeleton, order.before_physics());
-            }
-            _ => self.update_transform(),
+        // The model's Arcs are shared by every character: cloned only where a borrow needs it.
+        if writeback == Writeback::World && self.model.dynamics().evaluation_order().is_some() {
+            let dynamics = Arc::clone(self.model.dynamics());
+            let skeleton = Arc::clone(self.model.skeleton());
+            let order = dynamics.evaluation_order().expect("checked above");
+            self.ordered_frame(&dynamics, &skeleton, order.before_physics());
+        } else {
+            self.update_transform();
         }
     }
 
@@ -151,25 +152,19 @@ impl SkeletonInstance {
     ///   stay as evaluated (what their dependants' constraints read: MMD's append reads the
     ///   animated pose, not the simulated one); without one the matrices are kept as written.
     pub fn evaluate_after_physics(&mut self, writeback: Writeback) {
-        let dynamics = Arc::clone(self.model.dynamics());
-        let order = dynamics.evaluation_order();
-        match (writeback, order) {
-            (Writeback::Locals, Some(order)) => {
-                let skeleton = Arc::clone(self.model.skeleton());
+        if self.model.dynamics().evaluation_order().is_none() {
+            if writeback == Writeback::Locals && !self.reapply_late_constraints() {
                 self.state.compute_world();
-                self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
             }
-            (Writeback::Locals, None) => {
-                if !self.reapply_late_constraints() {
-                    self.state.compute_world();
-                }
-            }
-            (Writeback::World, Some(order)) => {
-                let skeleton = Arc::clone(self.model.skeleton());
-                self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
-            }
-            (Writeback::World, None) => {}
+            return;
         }
+        let dynamics = Arc::clone(self.model.dynamics());
+        let skeleton = Arc::clone(self.model.skeleton());
+        let order = dynamics.evaluation_order().expect("checked above");
+        if writeback == Writeback::Locals {
+            self.state.compute_world();
+        }
+        self.evaluate_ordered(&dynamics, &skeleton, order.after_physics());
     }
 
     /// A bone-by-bone frame over `bones` (every bone, or those before physics), then goals on
