@@ -314,9 +314,6 @@ impl Character {
     /// [`CharacterError::Physics`] when the simulation fails (bodies piling past the contact
     /// bound); [`CharacterError::Props`].
     pub fn update(&mut self, time: f32, dt: f32) -> Result<(), CharacterError> {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
-        }
         run_block(
             std::slice::from_mut(self),
             &[time],

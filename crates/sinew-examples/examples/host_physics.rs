@@ -29,6 +29,8 @@ struct Rope {
     before: Vec<Vec3A>,
     /// Per segment: its rest length.
     lengths: Vec<f32>,
+    /// Per joint: the world matrix sinew left (scratch, reused every step).
+    animated: Vec<Affine3A>,
     started: bool,
 }
 
@@ -44,6 +46,7 @@ impl Rope {
             before: at.clone(),
             now: at,
             lengths,
+            animated: Vec::with_capacity(bones.len()),
             started: false,
         }
     }
@@ -52,9 +55,12 @@ impl Rope {
     /// place, integrate the others, keep every segment's length, then write each bone's world
     /// matrix turned from its animated direction to the simulated one.
     fn step(&mut self, world: &mut [Affine3A], dt: f32) {
-        let animated: Vec<Affine3A> = self.bones.iter().map(|b| world[b.index()]).collect();
+        self.animated.clear();
+        self.animated
+            .extend(self.bones.iter().map(|b| world[b.index()]));
+        let animated = &self.animated;
         if !self.started {
-            for (p, w) in self.now.iter_mut().zip(&animated) {
+            for (p, w) in self.now.iter_mut().zip(animated) {
                 *p = w.translation;
             }
             self.before.clone_from(&self.now);

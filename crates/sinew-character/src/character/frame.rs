@@ -28,8 +28,8 @@ pub(crate) enum PhysicsStage<'a> {
 /// hold a partly evaluated frame, as one character alone does).
 ///
 /// # Errors
-/// [`CharacterError::Invalid`] for a time that is not finite (before any stage runs); what
-/// props and physics return.
+/// [`CharacterError::Invalid`] for a time that is not finite or a ragdoll `dt` that is
+/// negative or not finite (before any stage runs); what props and physics return.
 pub(crate) fn run_block(
     block: &mut [Character],
     times: &[f32],
@@ -38,6 +38,11 @@ pub(crate) fn run_block(
     debug_assert_eq!(block.len(), times.len());
     if let Some(&time) = times.iter().find(|t| !t.is_finite()) {
         return Err(CharacterError::invalid("time", "finite", time));
+    }
+    if let PhysicsStage::Ragdoll(dt) = physics {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(CharacterError::invalid("dt", "finite and >= 0", dt));
+        }
     }
     input_stage(block, times, &physics);
     for c in block.iter_mut() {

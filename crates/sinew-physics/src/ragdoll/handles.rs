@@ -86,10 +86,9 @@ impl Ragdoll {
     /// divided out). Before the first frame the anchor counts as the origin.
     #[must_use]
     pub fn body_world(&self, id: BodyId) -> Option<(DVec3, Quat)> {
-        let b = self.bodies.get(id.index())?;
-        let p = Rigid::from_r(self.world.bodies[b.handle].position());
+        let (t, r) = self.body_pose(id)?;
         let origin = self.last_origin.unwrap_or(DVec3::ZERO);
-        Some((origin + (p.t / self.unit_scale).as_dvec3(), p.r))
+        Some((origin + (t / self.unit_scale).as_dvec3(), r))
     }
 
     /// Places body `id` at a world pose (its velocities kept): a hit, a grab, a body moved by
