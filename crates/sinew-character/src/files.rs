@@ -56,13 +56,22 @@ pub fn kind_of(path: &Path) -> Result<ModelKind, CharacterError> {
         f.read(&mut head)
             .map_err(|e| CharacterError::Io(e).in_file(path))?
     };
-    let bytes = &head[..n];
-    if bytes.starts_with(b"PMX ") || bytes.starts_with(b"Pmd") {
+    kind_of_bytes(&head[..n]).map_err(|e| e.in_file(path))
+}
+
+/// Which reader a file's bytes need, by their first bytes (`PMX `, `Pmd`, `glTF` or a JSON
+/// object).
+///
+/// # Errors
+/// [`CharacterError::UnknownFormat`].
+pub fn kind_of_bytes(bytes: &[u8]) -> Result<ModelKind, CharacterError> {
+    let head = &bytes[..bytes.len().min(64)];
+    if head.starts_with(b"PMX ") || head.starts_with(b"Pmd") {
         Ok(ModelKind::Mmd)
-    } else if bytes.starts_with(b"glTF") || bytes.trim_ascii_start().starts_with(b"{") {
+    } else if head.starts_with(b"glTF") || head.trim_ascii_start().starts_with(b"{") {
         Ok(ModelKind::Gltf)
     } else {
-        Err(CharacterError::UnknownFormat.in_file(path))
+        Err(CharacterError::UnknownFormat)
     }
 }
 
@@ -71,4 +80,23 @@ pub(crate) fn folder_of(path: &Path) -> PathBuf {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_by_first_bytes() {
+        assert_eq!(kind_of_bytes(b"PMX \x00\x00").unwrap(), ModelKind::Mmd);
+        assert_eq!(kind_of_bytes(b"Pmd\x00").unwrap(), ModelKind::Mmd);
+        assert_eq!(kind_of_bytes(b"glTF\x02").unwrap(), ModelKind::Gltf);
+        assert_eq!(kind_of_bytes(b"  \n{\"asset\"").unwrap(), ModelKind::Gltf);
+        for bad in [&b""[..], b"PM", b"RIFF...."] {
+            assert!(matches!(
+                kind_of_bytes(bad),
+                Err(CharacterError::UnknownFormat)
+            ));
+        }
+    }
 }

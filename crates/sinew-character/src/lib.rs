@@ -78,7 +78,7 @@ pub use chain_profile::{chain_profile, CHAIN_JOINT_LIMIT};
 pub use character::Character;
 pub use crowd::Crowd;
 pub use error::CharacterError;
-pub use files::{kind_of, read_file, MAX_FILE_BYTES};
+pub use files::{kind_of, kind_of_bytes, read_file, MAX_FILE_BYTES};
 pub use light::{LightKey, LightMotion, LightState};
 pub use mesh::{CharacterMesh, MeshState};
 pub use mixer::{LayerId, MAX_LAYERS};

@@ -20,6 +20,20 @@ pub const MAX_LAYERS: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LayerId(u64);
 
+impl LayerId {
+    /// The id as a number (for hosts that hold it outside Rust, such as the C ABI).
+    #[must_use]
+    pub fn to_raw(self) -> u64 {
+        self.0
+    }
+
+    /// An id from [`Self::to_raw`]; one no layer has is refused by the calls that take it.
+    #[must_use]
+    pub fn from_raw(raw: u64) -> Self {
+        Self(raw)
+    }
+}
+
 #[derive(Debug)]
 struct Layer {
     id: LayerId,

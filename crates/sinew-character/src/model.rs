@@ -13,7 +13,7 @@ use sinew_gltf::{GltfModel, LoadOptions};
 use sinew_mmd::{MmdDefinitions, MmdModel, MmdOrder};
 use sinew_physics::{PhysicsOptions, Writeback};
 
-use crate::files::{folder_of, kind_of, read_file, regular_file, MAX_FILE_BYTES};
+use crate::files::{folder_of, kind_of, kind_of_bytes, read_file, regular_file, MAX_FILE_BYTES};
 use crate::mesh::CharacterMesh;
 use crate::motion::Motion;
 use crate::pose_file::SolverKind;
@@ -154,6 +154,28 @@ impl CharacterModel {
             e => CharacterError::Gltf(e),
         })?;
         Self::read_gltf(Arc::new(gltf))
+    }
+
+    /// Reads a PMX, PMD, GLB or self-contained glTF (buffers as `data:` URIs) from memory, the
+    /// reader chosen by the first bytes; as [`Self::load`] but with no folder (textures and
+    /// motions named by relative paths resolve from the working directory).
+    ///
+    /// # Errors
+    /// [`CharacterError::UnknownFormat`], [`CharacterError::TooLarge`], or what the reader
+    /// finds wrong with the bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, CharacterError> {
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(CharacterError::TooLarge {
+                size: bytes.len() as u64,
+                limit: MAX_FILE_BYTES,
+            });
+        }
+        match kind_of_bytes(bytes)? {
+            ModelKind::Mmd => Self::from_mmd(Arc::new(MmdModel::from_bytes(bytes)?)),
+            _ => Self::from_gltf(Arc::new(
+                GltfModel::from_slice(bytes).map_err(CharacterError::Gltf)?,
+            )),
+        }
     }
 
     /// An MMD model evaluated as MMD runtimes do: staged when it has no
