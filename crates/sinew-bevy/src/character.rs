@@ -42,7 +42,10 @@ pub struct SinewCharacter {
 struct State {
     character: Character,
     joints: Vec<Entity>,
+    /// The motion and physics the component last asked for (each applied once per change,
+    /// so a refusal is not retried every frame).
     playing: Option<SinewMotionKey>,
+    physics: bool,
 }
 
 /// Which motion a character was last told to play.
@@ -128,7 +131,8 @@ impl SinewCharacter {
     }
 
     /// Why the character last could not play or advance (a clip it lacks, a VMD on a glTF
-    /// model, physics on a model without bodies), if it could not.
+    /// model, physics on a model without bodies), if it ever could not; a refused motion or
+    /// physics switch is tried again when the component asks for another.
     #[must_use]
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
@@ -153,11 +157,13 @@ fn apply_settings(
         SinewMotion::Clip(n) => Some(SinewMotionKey::Clip(*n)),
     };
     if key != state.playing {
+        state.playing = key;
         match wanted {
             SinewMotion::None => state.character.stop(),
             SinewMotion::Vmd(h) => {
                 // Not loaded yet: try again next frame.
                 let Some(vmd) = vmds.get(h) else {
+                    state.playing = None;
                     return Ok(());
                 };
                 let motion = vmd.motion_for(model).map_err(|e| e.to_string())?;
@@ -168,9 +174,9 @@ fn apply_settings(
                 state.character.play(motion);
             }
         }
-        state.playing = key;
     }
-    if physics != state.character.is_physics_enabled() {
+    if physics != state.physics {
+        state.physics = physics;
         if physics {
             state
                 .character
@@ -203,11 +209,10 @@ pub fn advance_characters(
     let dt = time.delta_secs();
     for (entity, mut c, global, morphs) in &mut characters {
         let c = &mut *c;
+        let Some(model) = models.get(&c.model).map(|m| &m.0) else {
+            continue;
+        };
         if c.state.is_none() {
-            let Some(model) = models.get(&c.model) else {
-                continue;
-            };
-            let model = &model.0;
             let character = Character::new(model);
             let skeleton = model.skeleton();
             let joints = (0..skeleton.len())
@@ -231,14 +236,11 @@ pub fn advance_characters(
                 character,
                 joints,
                 playing: None,
+                physics: false,
             }));
         }
-        let Some(model) = models.get(&c.model).map(|m| std::sync::Arc::clone(&m.0)) else {
-            continue;
-        };
-        let (motion, physics, speed) = (c.motion.clone(), c.physics, c.speed);
         let state = c.state.as_mut().expect("made above");
-        let mut error = apply_settings(state, &motion, physics, &vmds, &model).err();
+        let mut error = apply_settings(state, &c.motion, c.physics, &vmds, model).err();
         let inverse = global.map(|g| g.affine().inverse());
         for (target, at) in &targets {
             if target.character != entity {
@@ -254,8 +256,8 @@ pub fn advance_characters(
                 error = Some(e.to_string());
             }
         }
-        let step = if speed.is_finite() {
-            dt * speed.max(0.0)
+        let step = if c.speed.is_finite() {
+            dt * c.speed.max(0.0)
         } else {
             0.0
         };
@@ -271,6 +273,8 @@ pub fn advance_characters(
             m.0.clear();
             m.0.extend_from_slice(state.character.morph_weights());
         }
-        c.error = error;
+        if error.is_some() {
+            c.error = error;
+        }
     }
 }

@@ -17,6 +17,10 @@ use sinew_testkit::{asset, assets_dir};
 const UPDATES: usize = 90;
 
 fn app() -> Option<App> {
+    app_stepping(sinew_bevy::SinewStep::Variable)
+}
+
+fn app_stepping(step: sinew_bevy::SinewStep) -> Option<App> {
     let dir = assets_dir()?;
     let mut app = App::new();
     app.add_plugins((
@@ -28,7 +32,7 @@ fn app() -> Option<App> {
             meta_check: AssetMetaCheck::Never,
             ..Default::default()
         },
-        SinewPlugin::default(),
+        SinewPlugin { step },
     ))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
         1.0 / 30.0,
@@ -231,26 +235,12 @@ fn the_readme_block_is_the_example() {
 /// In `FixedUpdate` a character advances by the fixed step, however long the frames are.
 #[test]
 fn a_fixed_step_advances_by_the_fixed_time() {
-    let (Some(_), Some(dir)) = (asset("gltf/CesiumMan/CesiumMan.glb"), assets_dir()) else {
+    let (Some(_), Some(mut app)) = (
+        asset("gltf/CesiumMan/CesiumMan.glb"),
+        app_stepping(sinew_bevy::SinewStep::Fixed),
+    ) else {
         return;
     };
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        AssetPlugin {
-            file_path: dir.display().to_string(),
-            meta_check: AssetMetaCheck::Never,
-            ..Default::default()
-        },
-        SinewPlugin {
-            step: sinew_bevy::SinewStep::Fixed,
-        },
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 30.0,
-    )));
     let server = app.world().resource::<AssetServer>().clone();
     let cesium = app
         .world_mut()

@@ -104,6 +104,15 @@ pub(crate) fn write_matrices(
     Ok(())
 }
 
+/// Writes points as three floats each.
+pub(crate) fn write_points(points: &[Vec3], ptr: *mut f32, len: usize, what: &str) -> Result<()> {
+    let dst = slice_out(ptr, len, points.len() * 3, what)?;
+    for (v, d) in points.iter().zip(dst.chunks_exact_mut(3)) {
+        d.copy_from_slice(&v.to_array());
+    }
+    Ok(())
+}
+
 /// Reads column-major 4×4 floats back into affine matrices (the bottom row is ignored).
 pub(crate) fn read_matrices(src: &[f32], dst: &mut [Affine3A]) -> Result<()> {
     for (s, d) in src.chunks_exact(16).zip(dst) {

@@ -8,7 +8,9 @@ use glam::Affine3A;
 use sinew::anim::Ease;
 use sinew_character::{Character, LayerId};
 
-use crate::buffers::{out, point_in, read_matrices, slice_out, str_in, write_matrices};
+use crate::buffers::{
+    out, point_in, read_matrices, slice_out, str_in, write_matrices, write_points,
+};
 use crate::handles::{Kind, Table};
 use crate::model::{model, SinewModel};
 use crate::motion::{motion, SinewMotion};
@@ -604,17 +606,10 @@ pub unsafe extern "C" fn sinew_character_skinned_vertices(
     guard(|| {
         with(character, |e| {
             let deformed = e.character.skinned_mesh(mesh)?;
-            let p = deformed.positions();
-            let dst = slice_out(out_positions, positions_len, p.len() * 3, "out_positions")?;
-            for (v, d) in p.iter().zip(dst.chunks_exact_mut(3)) {
-                d.copy_from_slice(&v.to_array());
-            }
+            let positions = deformed.positions();
+            write_points(positions, out_positions, positions_len, "out_positions")?;
             if !out_normals.is_null() {
-                let n = deformed.normals();
-                let dst = slice_out(out_normals, normals_len, n.len() * 3, "out_normals")?;
-                for (v, d) in n.iter().zip(dst.chunks_exact_mut(3)) {
-                    d.copy_from_slice(&v.to_array());
-                }
+                write_points(deformed.normals(), out_normals, normals_len, "out_normals")?;
             }
             Ok(())
         })
