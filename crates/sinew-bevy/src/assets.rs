@@ -8,9 +8,19 @@ use bevy::reflect::TypePath;
 use sinew_character::{CharacterError, CharacterModel, Motion};
 
 /// A model read by sinew (its skeleton, IK, physics, meshes, morphs and clips), shared by
-/// every character of it.
+/// every character of it, and (feature `mesh`) its meshes as Bevy skinned meshes.
 #[derive(Asset, TypePath, Debug)]
-pub struct SinewModel(pub Arc<CharacterModel>);
+pub struct SinewModel {
+    /// The model.
+    pub model: Arc<CharacterModel>,
+    /// Its meshes, one part per material of each (labeled assets of this one).
+    #[cfg(feature = "mesh")]
+    pub parts: Vec<crate::SinewMeshPart>,
+    /// Why its meshes could not be made for Bevy (the character still animates), if they
+    /// could not.
+    #[cfg(feature = "mesh")]
+    pub mesh_error: Option<String>,
+}
 
 /// A VMD motion. VMD bone names are cut to 15 bytes: they are completed against the model of
 /// the character that plays it, so the bytes are kept (checked when loaded).
@@ -48,10 +58,30 @@ impl AssetLoader for SinewModelLoader {
         &self,
         reader: &mut dyn Reader,
         _settings: &(),
-        _load_context: &mut LoadContext<'_>,
+        load_context: &mut LoadContext<'_>,
     ) -> Result<SinewModel, CharacterError> {
         let bytes = read_all(reader).await?;
-        Ok(SinewModel(CharacterModel::from_bytes(&bytes)?))
+        let model = CharacterModel::from_bytes(&bytes)?;
+        #[cfg(feature = "mesh")]
+        {
+            let (parts, mesh_error) = match crate::mesh::build_parts(&model, load_context).await {
+                Ok(parts) => (parts, None),
+                Err(e) => {
+                    bevy::log::warn!("{}: {e}", load_context.path());
+                    (Vec::new(), Some(e))
+                }
+            };
+            Ok(SinewModel {
+                model,
+                parts,
+                mesh_error,
+            })
+        }
+        #[cfg(not(feature = "mesh"))]
+        {
+            let _ = load_context;
+            Ok(SinewModel { model })
+        }
     }
 
     fn extensions(&self) -> &[&str] {

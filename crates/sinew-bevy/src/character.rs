@@ -42,6 +42,9 @@ pub struct SinewCharacter {
 struct State {
     character: Character,
     joints: Vec<Entity>,
+    /// The mesh part entities that have morph targets, with their part's index.
+    #[cfg(feature = "mesh")]
+    morphed: Vec<(Entity, usize)>,
     /// The motion and physics the component last asked for (each applied once per change,
     /// so a refusal is not retried every frame).
     playing: Option<SinewMotionKey>,
@@ -205,17 +208,19 @@ pub fn advance_characters(
     )>,
     targets: Query<(&SinewIkTarget, &GlobalTransform)>,
     mut joints: Query<&mut Transform, With<SinewJoint>>,
+    #[cfg(feature = "mesh")] mut mesh_weights: Query<&mut bevy::mesh::morph::MeshMorphWeights>,
 ) {
     let dt = time.delta_secs();
     for (entity, mut c, global, morphs) in &mut characters {
         let c = &mut *c;
-        let Some(model) = models.get(&c.model).map(|m| &m.0) else {
+        let Some(asset) = models.get(&c.model) else {
             continue;
         };
+        let model = &asset.model;
         if c.state.is_none() {
             let character = Character::new(model);
             let skeleton = model.skeleton();
-            let joints = (0..skeleton.len())
+            let joints: Vec<Entity> = (0..skeleton.len())
                 .map(|i| {
                     let name = skeleton.names()[i].clone();
                     let local = to_bevy(skeleton.rest_world()[i]);
@@ -232,9 +237,13 @@ pub fn advance_characters(
             commands
                 .entity(entity)
                 .insert(SinewMorphWeights(model.default_morph_weights().to_vec()));
+            #[cfg(feature = "mesh")]
+            let morphed = crate::mesh_entities::spawn_parts(&mut commands, entity, asset, &joints);
             c.state = Some(Box::new(State {
                 character,
                 joints,
+                #[cfg(feature = "mesh")]
+                morphed,
                 playing: None,
                 physics: false,
             }));
@@ -273,6 +282,13 @@ pub fn advance_characters(
             m.0.clear();
             m.0.extend_from_slice(state.character.morph_weights());
         }
+        #[cfg(feature = "mesh")]
+        crate::mesh_entities::write_morph_weights(
+            &state.morphed,
+            &asset.parts,
+            state.character.morph_weights(),
+            &mut mesh_weights,
+        );
         if error.is_some() {
             c.error = error;
         }
