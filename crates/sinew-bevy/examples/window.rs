@@ -9,6 +9,7 @@
 //! `--screenshot PATH` saves the window once the character has danced `--frames N` frames
 //! (default 90) and exits (CI's check under Xvfb).
 
+use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use sinew_bevy::{mmd_transform, SinewCharacter, SinewPlugin};
@@ -76,6 +77,8 @@ fn fail(message: &str) -> ! {
 fn setup(mut commands: Commands, server: Res<AssetServer>) {
     commands.spawn((
         Camera3d::default(),
+        // Bevy's default tone mapping needs its look-up tables (feature `tonemapping_luts`).
+        Tonemapping::ReinhardLuminance,
         Transform::from_xyz(0.0, 1.0, 3.4).looking_at(Vec3::new(0.0, 0.85, 0.0), Vec3::Y),
     ));
     commands.spawn((
@@ -92,7 +95,7 @@ fn setup(mut commands: Commands, server: Res<AssetServer>) {
     let miku = SinewCharacter::new(server.load("mmd/threejs-examples/miku/miku_v2.pmd"))
         .with_vmd(server.load("mmd/threejs-examples/vmds/wavefile_v2.vmd"))
         .with_physics(true);
-    commands.spawn((miku, mmd_transform()));
+    commands.spawn((miku, mmd_transform(), Visibility::default()));
 }
 
 /// Counts frames once the character dances; at `--frames` saves the window and exits.
