@@ -189,6 +189,9 @@ def test_ctrl_c_stops_a_long_call(paths):
         script = "\n".join(
             [
                 "import os, signal, threading, time, sinew",
+                # A parent that ignores SIGINT (a shell's background job, some CI runners)
+                # passes that on: Python's own handler, as in a terminal.
+                "signal.signal(signal.SIGINT, signal.default_int_handler)",
                 f"model = sinew.Model({paths['model']!r})",
                 f"dance = model.load_motion({paths['dance']!r})",
                 f"camera = sinew.Camera({paths['camera']!r})",
