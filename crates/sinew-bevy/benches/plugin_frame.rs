@@ -43,6 +43,9 @@ fn frames(c: &mut Criterion) {
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f32(
         STEP,
     )));
+    // What `App::run` does before the first update (registers the mesh and image assets).
+    app.finish();
+    app.cleanup();
     let server = app.world().resource::<AssetServer>().clone();
     let model = server.load("mmd/threejs-examples/miku/miku_v2.pmd");
     let dance = server.load("mmd/threejs-examples/vmds/wavefile_v2.vmd");

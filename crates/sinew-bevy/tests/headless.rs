@@ -11,7 +11,7 @@ use sinew_testkit::asset;
 
 mod common;
 
-use common::{app, app_stepping, run};
+use common::{app, app_stepping, run, spawn_dancers};
 
 #[test]
 fn joints_follow_the_character_within_1e5() {
@@ -23,23 +23,7 @@ fn joints_follow_the_character_within_1e5() {
     ) else {
         return;
     };
-    let server = app.world().resource::<AssetServer>().clone();
-    let miku = app
-        .world_mut()
-        .spawn((
-            SinewCharacter::new(server.load("mmd/threejs-examples/miku/miku_v2.pmd"))
-                .with_vmd(server.load("mmd/threejs-examples/vmds/wavefile_v2.vmd"))
-                .with_physics(true),
-            Transform::default(),
-        ))
-        .id();
-    let cesium = app
-        .world_mut()
-        .spawn((
-            SinewCharacter::new(server.load("gltf/CesiumMan/CesiumMan.glb")).with_clip(0),
-            Transform::default(),
-        ))
-        .id();
+    let (miku, cesium) = spawn_dancers(&mut app, true);
     let steps = run(&mut app, &[miku, cesium]);
 
     let mmd = CharacterModel::load(&pmd).unwrap();

@@ -6,14 +6,14 @@
 
 mod common;
 
-use bevy::asset::{AssetServer, Assets};
+use bevy::asset::Assets;
 use bevy::image::Image;
 use bevy::math::{Mat4, Vec3, Vec4};
 use bevy::mesh::morph::MeshMorphWeights;
 use bevy::mesh::skinning::{SkinnedMesh, SkinnedMeshInverseBindposes};
 use bevy::mesh::{Mesh, Mesh3d, VertexAttributeValues};
 use bevy::prelude::{ChildOf, Transform};
-use common::{app, run};
+use common::{app, run, spawn_dancers};
 use sinew_bevy::{SinewCharacter, SinewMeshOf, SinewModel};
 use sinew_character::{Character, CharacterModel};
 use sinew_testkit::asset;
@@ -35,22 +35,7 @@ fn meshes_skin_as_sinew_does() {
     ) else {
         return;
     };
-    let server = app.world().resource::<AssetServer>().clone();
-    let miku = app
-        .world_mut()
-        .spawn((
-            SinewCharacter::new(server.load("mmd/threejs-examples/miku/miku_v2.pmd"))
-                .with_vmd(server.load("mmd/threejs-examples/vmds/wavefile_v2.vmd")),
-            Transform::default(),
-        ))
-        .id();
-    let cesium = app
-        .world_mut()
-        .spawn((
-            SinewCharacter::new(server.load("gltf/CesiumMan/CesiumMan.glb")).with_clip(0),
-            Transform::default(),
-        ))
-        .id();
+    let (miku, cesium) = spawn_dancers(&mut app, false);
     let steps = run(&mut app, &[miku, cesium]);
 
     let mmd = CharacterModel::load(&pmd).unwrap();

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use bevy::app::{App, TaskPoolPlugin};
-use bevy::asset::{AssetMetaCheck, AssetPlugin};
-use bevy::prelude::Entity;
+use bevy::asset::{AssetMetaCheck, AssetPlugin, AssetServer};
+use bevy::prelude::{Entity, Transform};
 use bevy::time::{TimePlugin, TimeUpdateStrategy};
 use bevy::transform::TransformPlugin;
 use sinew_bevy::{SinewCharacter, SinewPlugin};
@@ -71,4 +71,28 @@ pub fn run(app: &mut App, characters: &[Entity]) -> Vec<Vec<f32>> {
         }
     }
     steps
+}
+
+/// Spawns miku_v2 dancing wavefile_v2 (physics as `physics` says) and CesiumMan playing its
+/// clip, both at the origin; returns (miku, cesium).
+#[allow(dead_code)]
+pub fn spawn_dancers(app: &mut App, physics: bool) -> (Entity, Entity) {
+    let server = app.world().resource::<AssetServer>().clone();
+    let miku = app
+        .world_mut()
+        .spawn((
+            SinewCharacter::new(server.load("mmd/threejs-examples/miku/miku_v2.pmd"))
+                .with_vmd(server.load("mmd/threejs-examples/vmds/wavefile_v2.vmd"))
+                .with_physics(physics),
+            Transform::default(),
+        ))
+        .id();
+    let cesium = app
+        .world_mut()
+        .spawn((
+            SinewCharacter::new(server.load("gltf/CesiumMan/CesiumMan.glb")).with_clip(0),
+            Transform::default(),
+        ))
+        .id();
+    (miku, cesium)
 }
