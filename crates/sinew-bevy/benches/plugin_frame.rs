@@ -70,6 +70,21 @@ fn frames(c: &mut Criterion) {
         }
         std::thread::sleep(Duration::from_millis(2));
     }
+    // With feature `mesh` (default) each dancer also has its mesh parts, whose morph weights
+    // the plugin writes every frame: the bench measures them too.
+    #[cfg(feature = "mesh")]
+    {
+        let parts = app
+            .world_mut()
+            .query::<&sinew_bevy::SinewMeshOf>()
+            .iter(app.world())
+            .count();
+        assert!(
+            parts >= DANCERS,
+            "the dancers' mesh parts were not spawned ({parts})"
+        );
+        eprintln!("{DANCERS} dancers, {parts} mesh parts");
+    }
     let mut g = c.benchmark_group("bevy_plugin_100_dancers");
     g.bench_function("App::update (plugin + transform propagation)", |b| {
         b.iter(|| app.update());
