@@ -15,6 +15,7 @@
 
 pub mod args;
 pub mod attack;
+pub mod c_abi;
 pub mod gen;
 pub mod mutate;
 pub mod path;

@@ -142,9 +142,9 @@ fn influence(deform: &PmxDeform, bones: usize, dropped: &mut usize) -> Influence
             (Some(j0), Some(j1))
                 if weight.is_finite()
                     && (0.0..=1.0).contains(&weight)
-                    && c.is_finite()
-                    && r0.is_finite()
-                    && r1.is_finite() =>
+                    && sinew_skin::usable(c)
+                    && sinew_skin::usable(r0)
+                    && sinew_skin::usable(r1) =>
             {
                 Influence::Sdef {
                     joints: [j0, j1],
@@ -210,8 +210,10 @@ fn assemble(
     Ok(mesh)
 }
 
+/// `v`, or zero where it is not finite or lies beyond ±[`sinew_skin::MAX_COORDINATE`] (a
+/// damaged value; skinning it would overflow).
 fn finite3(v: Vec3) -> Vec3 {
-    if v.is_finite() {
+    if sinew_skin::usable(v) {
         v
     } else {
         Vec3::ZERO

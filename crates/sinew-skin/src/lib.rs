@@ -31,6 +31,6 @@ mod skin;
 pub use dual_quat::DualQuat;
 pub use error::SkinError;
 pub use influence::Influence;
-pub use mesh::{bounds, Deformed, Material, Mesh, TextureSource, Winding};
+pub use mesh::{bounds, usable, Deformed, Material, Mesh, TextureSource, Winding, MAX_COORDINATE};
 pub use morph::{apply_morphs, MaterialMorph, MaterialState, Morph, MorphKind};
 pub use skin::{Skin, SkinMode, SkinScratch};

@@ -81,9 +81,21 @@ pub struct Mesh {
     pub morphs: Vec<Morph>,
 }
 
+/// The largest rest coordinate (position, normal, morph offset) a mesh may hold: far beyond any
+/// real model in any unit, and small enough that skinning and morphing it cannot overflow
+/// `f32` into infinities.
+pub const MAX_COORDINATE: f32 = 1e15;
+
+/// Whether every component of `v` is finite and within ±[`MAX_COORDINATE`].
+#[must_use]
+pub fn usable(v: Vec3) -> bool {
+    v.is_finite() && v.abs().max_element() <= MAX_COORDINATE
+}
+
 impl Mesh {
     /// Checks every cross-reference: attribute lengths, triangle and morph indices, material
-    /// ranges and texture indices, the skin's vertex count, finite rest data.
+    /// ranges and texture indices, the skin's vertex count, finite rest data within
+    /// ±[`MAX_COORDINATE`].
     ///
     /// # Errors
     /// [`SkinError::VertexOutOfRange`] or [`SkinError::Mesh`] naming the first problem.
@@ -106,10 +118,12 @@ impl Mesh {
             .positions
             .iter()
             .chain(&self.normals)
-            .all(|v| v.is_finite())
+            .all(|&v| usable(v))
             || !self.uvs.iter().all(|v| v.is_finite())
         {
-            return bad("a rest position, normal or UV is not finite".into());
+            return bad(format!(
+                "a rest position, normal or UV is not finite or lies beyond ±{MAX_COORDINATE:e}"
+            ));
         }
         if !self.indices.len().is_multiple_of(3) {
             return bad(format!(

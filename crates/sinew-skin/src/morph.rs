@@ -110,8 +110,9 @@ impl Morph {
         let check = |vertices: &[u32], finite: bool| {
             if !finite {
                 return Err(SkinError::Mesh(format!(
-                    "morph \"{}\" has a non-finite offset",
-                    self.name
+                    "morph \"{}\" has an offset that is not finite or lies beyond ±{:e}",
+                    self.name,
+                    crate::MAX_COORDINATE
                 )));
             }
             for (i, &v) in vertices.iter().enumerate() {
@@ -140,7 +141,7 @@ impl Morph {
                         self.name
                     )));
                 }
-                let finite = positions.iter().chain(normals).all(|v| v.is_finite());
+                let finite = positions.iter().chain(normals).all(|&v| crate::usable(v));
                 check(vertices, finite)
             }
             MorphKind::Uv {
