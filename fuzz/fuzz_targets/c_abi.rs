@@ -4,19 +4,9 @@
 //! PMD, GLB or glTF) or a VMD (`sinew_motion_load_bytes`, played on the model that
 //! `SINEW_FUZZ_MODEL` names, else a generated one), then a character with physics, frames and
 //! every buffer the ABI writes. A refusal must carry a one-line message.
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
+use sinew_hostile::attack::fuzz_model;
 use sinew_hostile::c_abi::{run, CAbiError};
-
-fn model() -> &'static [u8] {
-    static MODEL: OnceLock<Vec<u8>> = OnceLock::new();
-    MODEL.get_or_init(|| {
-        std::env::var_os("SINEW_FUZZ_MODEL")
-            .and_then(|p| std::fs::read(p).ok())
-            .unwrap_or_else(|| sinew_hostile::attack::pmx_ik_cycle().to_bytes())
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&choice, bytes)) = data.split_first() else {
@@ -24,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let outcome = match choice & 1 {
         0 => run(bytes, None, 2),
-        _ => run(model(), Some(bytes), 2),
+        _ => run(fuzz_model(), Some(bytes), 2),
     };
     if let Err(e @ (CAbiError::Message { .. } | CAbiError::NonFinite { .. })) = outcome {
         panic!("{e}");

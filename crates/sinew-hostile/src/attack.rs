@@ -95,6 +95,18 @@ pub fn miku_ik_patches(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// The model the fuzz targets play hostile motions on: the file `SINEW_FUZZ_MODEL` names
+/// (e.g. the shared miku_v2.pmd), else [`pmx_ik_cycle`]; read once.
+#[must_use]
+pub fn fuzz_model() -> &'static [u8] {
+    static MODEL: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    MODEL.get_or_init(|| {
+        std::env::var_os("SINEW_FUZZ_MODEL")
+            .and_then(|p| std::fs::read(p).ok())
+            .unwrap_or_else(|| pmx_ik_cycle().to_bytes())
+    })
+}
+
 /// A small PMX whose two IK chains target each other's IK bones (a cycle through effectors),
 /// with a third IK targeting itself.
 #[must_use]

@@ -87,9 +87,10 @@ fn check(call: &'static str, status: SinewStatus) -> Result<(), CAbiError> {
 }
 
 fn finite(frame: u32, what: &'static str, values: &[f32]) -> Result<(), CAbiError> {
-    match values.iter().all(|v| v.is_finite()) {
-        true => Ok(()),
-        false => Err(CAbiError::NonFinite { frame, what }),
+    if values.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(CAbiError::NonFinite { frame, what })
     }
 }
 
@@ -149,17 +150,17 @@ pub fn run(
     let mut motion = SinewMotion { id: 0 };
     let loaded = match motion_bytes {
         // SAFETY: as above.
-        Some(bytes) => Some(check("sinew_motion_load_bytes", unsafe {
+        Some(bytes) => Some(("sinew_motion_load_bytes", unsafe {
             sinew_motion_load_bytes(model, bytes.as_ptr(), bytes.len(), &mut motion)
         })),
         // SAFETY: `motion` is writable.
-        None if clips > 0 => Some(check("sinew_motion_clip", unsafe {
+        None if clips > 0 => Some(("sinew_motion_clip", unsafe {
             sinew_motion_clip(model, 0, &mut motion)
         })),
         None => None,
     };
-    if let Some(loaded) = loaded {
-        loaded?;
+    if let Some((call, status)) = loaded {
+        check(call, status)?;
         h.motion = Some(motion);
     }
 

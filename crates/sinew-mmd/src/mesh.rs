@@ -190,8 +190,8 @@ fn assemble(
 ) -> Result<Mesh, MmdError> {
     let (mut positions, mut normals, mut uvs) = (Vec::new(), Vec::new(), Vec::new());
     for (p, n, uv) in vertices {
-        positions.push(finite3(p));
-        normals.push(finite3(n));
+        positions.push(usable_or_zero(p));
+        normals.push(usable_or_zero(n));
         uvs.push(if uv.is_finite() { uv } else { Vec2::ZERO });
     }
     let mesh = Mesh {
@@ -212,7 +212,7 @@ fn assemble(
 
 /// `v`, or zero where it is not finite or lies beyond ±[`sinew_skin::MAX_COORDINATE`] (a
 /// damaged value; skinning it would overflow).
-fn finite3(v: Vec3) -> Vec3 {
+fn usable_or_zero(v: Vec3) -> Vec3 {
     if sinew_skin::usable(v) {
         v
     } else {
@@ -271,7 +271,7 @@ pub(crate) fn from_pmx(
                 (
                     MorphKind::Vertex {
                         vertices: list.iter().map(|o| o.vertex).collect(),
-                        positions: list.iter().map(|o| finite3(o.offset)).collect(),
+                        positions: list.iter().map(|o| usable_or_zero(o.offset)).collect(),
                         normals: Vec::new(),
                     },
                     MmdMorph::Mesh,
@@ -341,7 +341,7 @@ pub(crate) fn from_pmx(
                             let rotation = b.rotation.normalize();
                             Some(BoneMorph {
                                 bone,
-                                translation: finite3(b.translation),
+                                translation: usable_or_zero(b.translation),
                                 rotation: if rotation.is_finite() {
                                     rotation
                                 } else {
@@ -456,7 +456,7 @@ pub(crate) fn from_pmd(
                 match v.filter(|&v| (v as usize) < nv) {
                     Some(v) => {
                         vertices.push(v);
-                        positions.push(finite3(o.offset));
+                        positions.push(usable_or_zero(o.offset));
                     }
                     None => bad_offsets += 1,
                 }
