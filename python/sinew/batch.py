@@ -116,17 +116,23 @@ def jobs_from_csv(path: Union[str, os.PathLike]) -> List[Job]:
     comment line."""
     base = Path(path).parent
     jobs = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for number, row in enumerate(csv.reader(f), 1):
-            if not row or not row[0].strip() or row[0].lstrip().startswith("#"):
-                continue
-            if len(row) > 2:
-                raise ValueError(f"{path}:{number}: expected model,motion, got {len(row)} fields")
-            model = base / row[0].strip()
-            motion = row[1].strip() if len(row) > 1 else ""
-            if motion and not motion.isdigit():
-                motion = str(base / motion)
-            jobs.append(job(model, motion or None))
+    number = 0
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            for number, row in enumerate(csv.reader(f), 1):
+                if not row or not row[0].strip() or row[0].lstrip().startswith("#"):
+                    continue
+                if len(row) > 2:
+                    raise ValueError(f"{path}:{number}: expected model,motion, got {len(row)} fields")
+                model = base / row[0].strip()
+                motion = row[1].strip() if len(row) > 1 else ""
+                if motion and not motion.isdigit():
+                    motion = str(base / motion)
+                jobs.append(job(model, motion or None))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except csv.Error as e:
+        raise ValueError(f"{path}:{number + 1}: {e}") from None
     return jobs
 
 

@@ -6,16 +6,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use numpy::ndarray::{Array1, Array2, Array3};
 use numpy::IntoPyArray;
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sinew_character::{frame_of_time, CameraMotion};
 
 use crate::character::{
-    check_signals, extract_n, reserve, sequence_len, Limits, DEFAULT_MAX_FRAMES,
+    check_signals, extract_n, frame_time, reserve, sequence_len, Limits, DEFAULT_MAX_FRAMES,
     DEFAULT_MAX_MEMORY_MB, SIGNAL_EVERY,
 };
-use crate::error::{character_error, input};
+use crate::error::{character_error, input, internal};
 
 /// A VMD camera: its keys played the way babylon-mmd's `MmdCamera` plays them (a Bézier
 /// curve per channel; two keys on consecutive frames are a cut: the first holds, then the
@@ -34,10 +33,6 @@ pub struct Camera {
 /// Bytes one sample takes: five 3-vectors, the view matrix, fov, distance and time (f32),
 /// the perspective flag, and the request's frame and second.
 const BYTES_PER_SAMPLE: u64 = 4 * (5 * 3 + 16 + 3) + 1 + 8 + 4;
-
-fn internal(e: impl std::fmt::Display) -> PyErr {
-    PyRuntimeError::new_err(format!("internal error: {e}"))
-}
 
 /// The camera frames (30 fps) and times (seconds) one `evaluate` call asks for; `n` is the
 /// count already measured and checked against the limits.
@@ -80,8 +75,8 @@ fn request(
         }
     } else {
         for f in values {
+            seconds.push(frame_time(f, fps)?);
             camera_frames.push(f * 30.0 / fps);
-            seconds.push((f / fps) as f32);
         }
     }
     Ok((camera_frames, seconds))

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 use numpy::ndarray::{Array1, Array2, Array3, Array4};
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use sinew::instance::Stages;
 use sinew_character::{bake_glb, BakedFrame};
 
-use crate::error::{character_error, input};
+use crate::error::{character_error, input, internal};
 use crate::model::{Model, Motion};
 
 /// Where the simulation stands: physics frames are simulated in order.
@@ -164,10 +164,6 @@ pub fn check_signals() -> PyResult<()> {
     Python::attach(|py| py.check_signals())
 }
 
-fn internal(e: impl std::fmt::Display) -> PyErr {
-    PyRuntimeError::new_err(format!("internal error: {e}"))
-}
-
 /// One character of a `Model`: plays a `Motion`, reaches for IK targets, holds morph weights,
 /// simulates physics, and evaluates frames into NumPy arrays.
 ///
@@ -191,9 +187,11 @@ impl Character {
     fn go_to_frame(&mut self, frame: u64, fps: f32) -> PyResult<()> {
         let path = self.path.clone();
         let fail = |e| character_error(e, &path);
+        let last = frame_time(frame as f64, f64::from(fps))?;
+        // Every frame up to `frame` has a time, as `frame` has.
         let time = |k: u64| (k as f64 / f64::from(fps)) as f32;
         if !self.inner.is_physics_enabled() {
-            return self.inner.seek(time(frame)).map_err(fail);
+            return self.inner.seek(last).map_err(fail);
         }
         let mut next = match self.clock {
             Clock::Fresh => 0,
@@ -378,6 +376,20 @@ impl Character {
                 Ok(Request::Frames(out))
             }
         }
+    }
+}
+
+/// The time of frame `frame` at `fps`, in seconds; a frame whose time no `f32` clock holds (a
+/// huge number at a tiny rate) is refused rather than evaluated at infinity.
+pub fn frame_time(frame: f64, fps: f64) -> PyResult<f32> {
+    let t = frame / fps;
+    if t < f64::from(f32::MAX) {
+        Ok(t as f32)
+    } else {
+        Err(input(
+            "frames",
+            format!("frame {frame:?} at {fps:?} fps is {t:e} s, past any time a clock holds"),
+        ))
     }
 }
 

@@ -1,13 +1,14 @@
 //! Errors as Python sees them: bad input is a [`SinewError`] whose message is the CLI's one
 //! line (the file or argument, then what is wrong); a fault of sinew itself is a
-//! `RuntimeError` beginning "internal error".
+//! `RuntimeError` beginning "internal error". Either is one line: control characters in the
+//! names and paths it quotes are escaped.
 
 use std::path::Path;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::PyErr;
-use sinew_character::CharacterError;
+use sinew_character::{one_line, CharacterError};
 
 create_exception!(
     sinew,
@@ -21,13 +22,19 @@ create_exception!(
 /// concerns, when the error does not name its own file): the CLI's rule.
 pub fn character_error(e: CharacterError, context: &Path) -> PyErr {
     match e {
-        CharacterError::InFile { .. } => SinewError::new_err(e.to_string()),
-        e if e.is_input() => SinewError::new_err(format!("{}: {e}", context.display())),
-        e => PyRuntimeError::new_err(format!("internal error: {e}")),
+        CharacterError::InFile { .. } => SinewError::new_err(one_line(&e.to_string()).into_owned()),
+        e if e.is_input() => input(context, e),
+        e => internal(e),
     }
 }
 
 /// A [`SinewError`] about `what` (a file or an argument).
 pub fn input(what: impl AsRef<Path>, message: impl std::fmt::Display) -> PyErr {
-    SinewError::new_err(format!("{}: {message}", what.as_ref().display()))
+    let text = format!("{}: {message}", what.as_ref().display());
+    SinewError::new_err(one_line(&text).into_owned())
+}
+
+/// A fault of sinew itself: a `RuntimeError` beginning "internal error".
+pub fn internal(e: impl std::fmt::Display) -> PyErr {
+    PyRuntimeError::new_err(one_line(&format!("internal error: {e}")).into_owned())
 }

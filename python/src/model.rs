@@ -265,9 +265,7 @@ impl Model {
         let indices = &m.mesh.indices;
         let array =
             numpy::ndarray::Array2::from_shape_vec((indices.len() / 3, 3), indices.to_vec())
-                .map_err(|e| {
-                    pyo3::exceptions::PyRuntimeError::new_err(format!("internal error: {e}"))
-                })?;
+                .map_err(crate::error::internal)?;
         Ok(array.into_pyarray(py))
     }
 

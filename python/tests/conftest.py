@@ -57,6 +57,7 @@ def asset():
 MIKU = "mmd/threejs-examples/miku/miku_v2.pmd"
 WAVEFILE = "mmd/threejs-examples/vmds/wavefile_v2.vmd"
 FOX = "gltf/Fox/Fox.glb"
+CAMERA = "mmd/threejs-examples/vmds/wavefile_camera.vmd"
 
 
 @pytest.fixture(scope="session")

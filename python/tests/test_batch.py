@@ -98,6 +98,11 @@ def test_batch_command_line(asset, tmp_path, cluster, capsys):
     assert f"{tmp_path / 'missing.pmx'}: cannot read" in printed.err
     assert batch.main([str(tmp_path / "out2"), "--model", asset(MIKU)]) == 2
     assert "--model names the model of --folder" in capsys.readouterr().err
+    # A jobs file that is not UTF-8 text: one line naming the file, exit 2, before any job
+    # runs.
+    jobs.write_bytes(b"model.pmx,\xff\xfe\n")
+    assert batch.main([str(tmp_path / "out3"), "--jobs", str(jobs)]) == 2
+    assert capsys.readouterr().err.strip() == f"sinew-batch: {jobs}: not UTF-8 text (invalid start byte at byte 10)"
 
 
 def test_a_dead_worker_gets_an_error_record_and_the_batch_goes_on(asset, tmp_path, cluster):

@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 import sinew
-from conftest import assets
+from conftest import CAMERA, assets
 
-CAMERA = "mmd/threejs-examples/vmds/wavefile_camera.vmd"
 
 
 @pytest.fixture(scope="module")

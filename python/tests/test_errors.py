@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import sinew
-from conftest import FOX, MIKU, WAVEFILE
+from conftest import CAMERA, FOX, MIKU, WAVEFILE
 
 PMX = "mmd/babylon-mmd-res/res/model/bone_flag_test.pmx"
 
@@ -80,6 +80,11 @@ def test_bad_arguments(asset):
         (lambda: character.set_ik_target("左足ＩＫ", [0, 0, 0], weight=2.0), "weight"),
         (lambda: character.set_morph_weight("no such morph", 1.0), 'no morph "no such morph"'),
         (lambda: character.set_morph_weight(model.morph_names[0], math.nan), "finite"),
+        # A name that is not one line is quoted with its control characters escaped.
+        (lambda: character.set_morph_weight("two\nlines\x07", 1.0), 'no morph "two\\nlines\\u{7}"'),
+        # A frame no clock holds (a huge number at a tiny rate) is refused, not played at inf.
+        (lambda: character.evaluate([5], fps=1e-45), "past any time a clock holds"),
+        (lambda: sinew.Camera(asset(CAMERA)).evaluate([2**40], fps=1e-30), "past any time a clock holds"),
         (lambda: setattr(character, "stages", "everything"), 'unknown mode "everything"'),
         (lambda: character.bake("/nonexistent-folder/x.glb", frames=2), "/nonexistent-folder/x.glb: cannot write"),
         (lambda: model.with_ik_chains([{"name": "arm", "links": ["no bone"], "effector": "頭"}]), "ik chains"),

@@ -135,3 +135,35 @@ impl CharacterError {
         }
     }
 }
+
+/// `text` as one line: control characters (a newline in a bone name or a path, say) written
+/// as escapes (`\n`, `\u{7}`), so an error quoting what a file or a caller gave stays one line.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn one_line_escapes_control_characters_only() {
+        assert_eq!(
+            one_line("no morph \"a\nb\u{7}\""),
+            "no morph \"a\\nb\\u{7}\""
+        );
+        assert_eq!(one_line("左足ＩＫ: \"ok\""), "左足ＩＫ: \"ok\"");
+        assert!(matches!(one_line("plain"), std::borrow::Cow::Borrowed(_)));
+    }
+}

@@ -77,7 +77,7 @@ pub use camera::{frame_of_time, CameraKey, CameraMotion, CameraState};
 pub use chain_profile::{chain_profile, CHAIN_JOINT_LIMIT};
 pub use character::Character;
 pub use crowd::Crowd;
-pub use error::CharacterError;
+pub use error::{one_line, CharacterError};
 pub use files::{kind_of, kind_of_bytes, read_file, MAX_FILE_BYTES};
 pub use light::{LightKey, LightMotion, LightState};
 pub use mesh::{CharacterMesh, MeshState};

@@ -93,7 +93,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sinew: {e}");
+            eprintln!("sinew: {}", sinew_character::one_line(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }
@@ -122,6 +122,9 @@ fn argument_error(e: &clap::Error) -> ExitCode {
         .collect();
     let message = message.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
-    eprintln!("sinew: {message} (see sinew --help)");
+    eprintln!(
+        "sinew: {} (see sinew --help)",
+        sinew_character::one_line(message)
+    );
     ExitCode::from(2)
 }

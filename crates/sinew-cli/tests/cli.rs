@@ -558,6 +558,15 @@ fn pose_rejects_bad_paths_and_corrupt_gltf() {
             .arg(dir.join("o.json")),
         &["nope.pmx"],
     );
+    // A name with a newline in it is quoted with the newline escaped: still one line.
+    fails_with(
+        sinew()
+            .arg("pose")
+            .arg(dir.join("two\nlines.pmx"))
+            .arg("--json")
+            .arg(dir.join("o.json")),
+        &["two\\nlines.pmx"],
+    );
     let Some(cesium) = asset(CESIUM) else { return };
     let bytes = std::fs::read(&cesium).unwrap();
     let cut = dir.join("cut.glb");
