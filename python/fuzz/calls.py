@@ -77,17 +77,17 @@ def mutate(fdp: atheris.FuzzedDataProvider, data: bytes) -> bytes:
         if not out:
             break
         at = fdp.ConsumeIntInRange(0, len(out) - 1)
-        edit = fdp.ConsumeIntInRange(0, 7)
-        if edit <= 3:
+        edit = fdp.PickValueInList(["byte"] * 4 + ["value", "repeat", "repeat", "cut"])
+        if edit == "byte":
             out[at] = fdp.ConsumeInt(1) & 0xFF
-        elif edit == 4:
+        elif edit == "value":
             value = fdp.PickValueInList([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, 0x7F7FFFFF, 0x7FC00000, 0xFF800000, 0x3F800000])
             out[at : at + 4] = value.to_bytes(4, "little")
-        elif edit == 7:
-            del out[at:]
-        elif edit >= 5:
+        elif edit == "repeat":
             span = fdp.ConsumeIntInRange(1, 64)
             out[at:at] = out[at : at + span]
+        else:
+            del out[at:]
     return bytes(out)
 
 

@@ -542,31 +542,22 @@ fn gltf_without_animation_poses_and_renders_its_rest_pose() {
 #[test]
 fn pose_rejects_bad_paths_and_corrupt_gltf() {
     let dir = temp("pose-bad");
-    fails_with(
-        sinew()
-            .arg("pose")
-            .arg(dir.join("nope.glb"))
-            .arg("--json")
-            .arg(dir.join("o.json")),
-        &["nope.glb"],
-    );
-    fails_with(
-        sinew()
-            .arg("pose")
-            .arg(dir.join("nope.pmx"))
-            .arg("--json")
-            .arg(dir.join("o.json")),
-        &["nope.pmx"],
-    );
-    // A name with a newline in it is quoted with the newline escaped: still one line.
-    fails_with(
-        sinew()
-            .arg("pose")
-            .arg(dir.join("two\nlines.pmx"))
-            .arg("--json")
-            .arg(dir.join("o.json")),
-        &["two\\nlines.pmx"],
-    );
+    // Missing files, one named with a newline (quoted with the newline escaped: still one
+    // line).
+    for (name, needle) in [
+        ("nope.glb", "nope.glb"),
+        ("nope.pmx", "nope.pmx"),
+        ("two\nlines.pmx", "two\\nlines.pmx"),
+    ] {
+        fails_with(
+            sinew()
+                .arg("pose")
+                .arg(dir.join(name))
+                .arg("--json")
+                .arg(dir.join("o.json")),
+            &[needle],
+        );
+    }
     let Some(cesium) = asset(CESIUM) else { return };
     let bytes = std::fs::read(&cesium).unwrap();
     let cut = dir.join("cut.glb");
